@@ -1,0 +1,37 @@
+"""doikit: the DOI® system in Python — names, presentations, equivalence and safety.
+
+>>> import doikit
+>>> d = doikit.DOI("doi:10.1000/182")
+>>> d.to_url()
+'https://doi.org/10.1000/182'
+
+``import doikit`` needs only the standard library. DOI® is a registered trademark of the
+DOI Foundation.
+"""
+
+from __future__ import annotations
+
+from doikit._doi import DOI, is_valid, normalize, validate
+from doikit._errors import ERROR_CODES, DOIError, InvalidDOI
+from doikit._present import normalize_legacy_uri
+from doikit._safety import Finding
+
+__version__ = "0.1.0"
+
+# Pickles and reprs name the public path, so internal modules can move between releases.
+for _public in (DOIError, InvalidDOI, Finding):
+    _public.__module__ = __name__
+del _public
+
+__all__ = [
+    "DOI",
+    "ERROR_CODES",
+    "DOIError",
+    "Finding",
+    "InvalidDOI",
+    "__version__",
+    "is_valid",
+    "normalize",
+    "normalize_legacy_uri",
+    "validate",
+]

@@ -1,0 +1,3 @@
+from doikit.cli import main
+
+main()

@@ -1,0 +1,249 @@
+"""The DOI name as a value: parse once, compare on a key, keep what the user wrote."""
+
+from __future__ import annotations
+
+from typing import Final, final
+
+from doikit._errors import InvalidDOI
+from doikit._present import Encoding, _NameError, check_name, parse, uri_part, url_path
+from doikit._safety import Finding, findings
+from doikit._syntax import fold
+
+DEFAULT_RESOLVER: Final = "https://doi.org/"
+
+
+@final
+class DOI:
+    """A DOI name. Immutable; compares by ASCII-only case folding (004 ch. 3, Handbook 2.4).
+
+    ``DOI(text)`` reads every presentation (bare, ``doi:``, ``info:doi/``, ``hdl:``,
+    ``urn:doi:`` and resolver URLs); ``str()`` gives the name exactly as written.
+
+    >>> d = DOI("https://doi.org/10.1000/ABC%23x")
+    >>> str(d), d.prefix, d.suffix, d.key
+    ('10.1000/ABC#x', '10.1000', 'ABC#x', '10.1000/abc#x')
+    >>> DOI("https://doi.org/10.1000/ABC") == DOI("doi:10.1000/abc")
+    True
+    >>> DOI("10.1000/É") == DOI("10.1000/é")   # only ASCII folds
+    False
+
+    :raises InvalidDOI: for text that is not a DOI name in any presentation.
+    """
+
+    __slots__ = {  # noqa: RUF023 - documented slots, in the order of their meaning
+        "_name": "The name exactly as given.",
+        "key": """The comparison key: the name with ASCII letters lower-cased, nothing else.
+
+        >>> DOI("10.1000/ABC-\\u212a").key   # KELVIN SIGN stays
+        '10.1000/abc-\\u212a'
+        """,
+    }
+    __module__ = "doikit"  # pickles name doikit.DOI, which survives internal moves
+
+    _name: str
+    key: str
+
+    def __init__(self, text: str, /) -> None:
+        if type(text) is not str:  # noqa: E721 - exact check; str subclasses are converted
+            if isinstance(text, DOI):
+                text = text._name
+            elif isinstance(text, str):
+                text = str(text)
+            else:
+                msg = f"DOI() takes a str, not {type(text).__name__}"
+                raise TypeError(msg)
+        name = parse(text)
+        _set_name(self, name)
+        _set_key(self, name.lower() if name.isascii() else fold(name))
+
+    @classmethod
+    def from_parts(cls, *, prefix: str, suffix: str) -> DOI:
+        """Build a DOI name from its prefix and suffix, taken literally.
+
+        >>> DOI.from_parts(prefix="10.1000", suffix="a/b")
+        DOI('10.1000/a/b')
+
+        :raises InvalidDOI: when the prefix or suffix is not valid.
+        """
+        name = f"{prefix}/{suffix}"
+        if "/" in prefix:
+            raise InvalidDOI(name, "registrant", prefix.index("/"), "the prefix contains '/'")
+        try:
+            check_name(name)
+        except _NameError as exc:
+            raise InvalidDOI(name, exc.code, exc.index, exc.detail) from None
+        self = object.__new__(cls)
+        _set_name(self, name)
+        _set_key(self, fold(name))
+        return self
+
+    # --- immutability ------------------------------------------------------------------
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = "DOI is immutable"
+        raise AttributeError(msg)
+
+    def __delattr__(self, name: str) -> None:
+        msg = "DOI is immutable"
+        raise AttributeError(msg)
+
+    # --- the parts ---------------------------------------------------------------------
+    @property
+    def prefix(self) -> str:
+        """The prefix: directory indicator ``10``, '.', registrant code (``10.1000``)."""
+        return self._name[: self._name.index("/")]
+
+    @property
+    def suffix(self) -> str:
+        """The suffix, everything after the first '/' (it may hold more '/')."""
+        return self._name[self._name.index("/") + 1 :]
+
+    @property
+    def registrant(self) -> str:
+        """The registrant code, after ``10.`` (``1000``, or ``1000.10`` when subdivided)."""
+        return self._name[3 : self._name.index("/")]
+
+    # --- value semantics ---------------------------------------------------------------
+    def __str__(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        if self._name != self._name.strip():
+            return f"DOI.from_parts(prefix={self.prefix!r}, suffix={self.suffix!r})"
+        return f"DOI({self._name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DOI):
+            return NotImplemented
+        return self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __lt__(self, other: DOI) -> bool:
+        if not isinstance(other, DOI):
+            return NotImplemented
+        return self.key < other.key
+
+    def __le__(self, other: DOI) -> bool:
+        if not isinstance(other, DOI):
+            return NotImplemented
+        return self.key <= other.key
+
+    def __gt__(self, other: DOI) -> bool:
+        if not isinstance(other, DOI):
+            return NotImplemented
+        return self.key > other.key
+
+    def __ge__(self, other: DOI) -> bool:
+        if not isinstance(other, DOI):
+            return NotImplemented
+        return self.key >= other.key
+
+    def __reduce__(self) -> tuple[type[DOI], tuple[str]]:
+        # The doi URI (004 ch. 2) is a stable, lossless spelling of any name, even one
+        # that starts or ends with a space; a plain name is stored as itself.
+        if self._name == self._name.strip():
+            return (DOI, (self._name,))
+        return (DOI, (self.to_uri(),))
+
+    def __copy__(self) -> DOI:
+        return self
+
+    def __deepcopy__(self, memo: object) -> DOI:
+        return self
+
+    # --- presentations -----------------------------------------------------------------
+    def to_url(
+        self, resolver: str = DEFAULT_RESOLVER, *, encoding: Encoding = "recommended"
+    ) -> str:
+        """The name as a resolver URL, by the DOI Handbook's encoding rules (seed 000).
+
+        ``encoding="mandatory"`` escapes ``% " # SPACE ?``; ``"recommended"`` (the default)
+        also ``< > { } ^ [ ] ` | \\ +``. Control and non-ASCII characters always become
+        UTF-8 percent-escapes with upper-case hex, and one slash of a ``/./`` or ``/../``
+        segment is escaped so that no browser or URL library collapses it.
+        ``DOI(d.to_url()) == d`` and ``str()`` is unchanged, for every name.
+
+        >>> DOI("10.1002/(SICI)1097-0142(19960401)77:7<1356::AID-CNCR20>3.0.CO;2-#").to_url()
+        'https://doi.org/10.1002/(SICI)1097-0142(19960401)77:7%3C1356::AID-CNCR20%3E3.0.CO;2-%23'
+        >>> DOI("10.1000/café").to_url("http://localhost:8000")
+        'http://localhost:8000/10.1000/caf%C3%A9'
+
+        :raises ValueError: for an *encoding* other than the two above.
+        """
+        if not resolver.endswith("/"):
+            resolver += "/"
+        return resolver + url_path(self._name, encoding)
+
+    def to_uri(self) -> str:
+        """The doi URI of the 2024 DOI URI Scheme (004 ch. 2), exactly: unreserved,
+        sub-delims, ':' and '@' kept, every other UTF-8 byte percent-encoded, including a
+        '/' inside the suffix.
+
+        >>> DOI("10.26321/Á.GUTIÉRREZ.ZARZA.02.2018.03").to_uri()
+        'doi:10.26321/%C3%81.GUTI%C3%89RREZ.ZARZA.02.2018.03'
+        """
+        return f"doi:{uri_part(self.prefix)}/{uri_part(self.suffix)}"
+
+    def to_urn(self) -> str:
+        """The URN form of seed 000: a ':' in place of the first '/', other slashes
+        ``%2F`` (the rest encoded as in :meth:`to_uri`). Resolvable as resolver + URN.
+
+        >>> DOI("10.123/456ABC/zyz").to_urn()
+        'urn:doi:10.123:456ABC%2Fzyz'
+        """
+        return f"urn:doi:{self.prefix}:{uri_part(self.suffix)}"
+
+    def warnings(self) -> tuple[Finding, ...]:
+        """Presentation-safety findings (004 ch. 6, UTR #36), in order of position.
+
+        >>> [f.code for f in DOI("10.17072/1995\\u20104190").warnings()]
+        ['confusable']
+        """
+        return findings(self._name, self._name.index("/"))
+
+
+# Slot setters, bound once: the class forbids attribute assignment, and these are the
+# cheapest way past that (cheaper than object.__setattr__; measured in benchmarks/).
+_set_name = DOI._name.__set__  # type: ignore[attr-defined]
+_set_key = DOI.key.__set__  # type: ignore[attr-defined]
+
+
+def validate(text: str) -> str:
+    """Check *text* (in any presentation) and return the bare DOI name.
+
+    >>> validate("https://doi.org/10.1000/182")
+    '10.1000/182'
+
+    :raises InvalidDOI: when it is not a DOI name.
+    """
+    return parse(text)
+
+
+def is_valid(text: object) -> bool:
+    """Whether *text* is a DOI name in some presentation. Never raises.
+
+    >>> is_valid("10.1000/182"), is_valid("10/abc"), is_valid(None)
+    (True, False, False)
+    """
+    if not isinstance(text, str):
+        return False
+    try:
+        parse(text)
+    except InvalidDOI:
+        return False
+    return True
+
+
+def normalize(text: str) -> str:
+    """The comparison key of the DOI name in *text*: bare, ASCII letters lower-cased.
+
+    Two texts name the same DOI exactly when their keys are equal.
+
+    >>> normalize("DOI: 10.1000/ABC")
+    '10.1000/abc'
+
+    :raises InvalidDOI: when it is not a DOI name.
+    """
+    name = parse(text)
+    return name.lower() if name.isascii() else fold(name)

@@ -1,0 +1,67 @@
+"""The doikit error tree.
+
+Every error doikit raises on purpose is a :class:`DOIError`; the root itself is never
+raised. A program catches the branch it can handle::
+
+    * DOIError
+      x InvalidDOI(ValueError)    .code  .position  .text   the text is not a DOI name
+
+``.code`` is a stable, machine-readable reason (one of :data:`ERROR_CODES`); ``.position``
+is the index into the text the caller passed (``None`` when no single character is at
+fault); the message says what is wrong and where, for a person.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: Every value ``InvalidDOI.code`` can take, with what it means. Stable across releases.
+ERROR_CODES: Final[dict[str, str]] = {
+    "empty": "there is no DOI name: the text, or the part after its presentation prefix, is empty",
+    "not-a-doi": "the text is neither a DOI name nor a presentation of one",
+    "unsupported-url": "a URL whose host is not a DOI resolver (doi.org, dx.doi.org, "
+    "www.doi.org, hdl.handle.net)",
+    "short-doi": "a shortDOI alias (10/abc); it is not a DOI name and must be expanded",
+    "directory": "the directory indicator is not 10 (a DOI name starts with '10.')",
+    "registrant": "the registrant code is not ASCII digits with optional '.' subdivisions",
+    "missing-slash": "there is no '/' between prefix and suffix",
+    "empty-suffix": "the suffix after the '/' is empty",
+    "not-graphic": "a code point that is not Unicode Graphic (control, format, separator "
+    "other than Zs, surrogate, private use or unassigned)",
+    "percent-escape": "a '%' that does not start a %XX escape, in a URI or URL form",
+    "utf8": "percent-escapes that do not decode as UTF-8",
+    "not-a-uri": "the text is not a doi: URI (for normalize_legacy_uri)",
+}
+
+
+class DOIError(Exception):
+    """The root of every error doikit raises on purpose. Never raised itself."""
+
+
+class InvalidDOI(DOIError, ValueError):  # noqa: N818 - the name the issue and users ask for
+    """The text is not a valid DOI name in any presentation doikit accepts.
+
+    >>> try:
+    ...     DOI("10.10O0/123")
+    ... except InvalidDOI as exc:
+    ...     print(exc.code, exc.position)
+    registrant 5
+    """
+
+    def __init__(self, text: str, code: str, position: int | None, detail: str) -> None:
+        self.text = text
+        self.code = code
+        self.position = position
+        self.detail = detail
+        where = "" if position is None else f" at position {position}"
+        super().__init__(f"{_short(text)} is not a valid DOI name{where}: {detail}")
+
+    def __reduce__(self) -> tuple[type[InvalidDOI], tuple[str, str, int | None, str]]:
+        return (type(self), (self.text, self.code, self.position, self.detail))
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``repr`` of *text*, elided in the middle beyond *limit* characters."""
+    if len(text) > limit:
+        text = text[: limit // 2] + "…" + text[-limit // 2 :]
+    return repr(text)

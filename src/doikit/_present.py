@@ -1,0 +1,435 @@
+"""Presentations of a DOI name: reading every form a user meets, and writing each one.
+
+Reading (:func:`parse`) accepts:
+
+==========================  =============================================  ================
+form                        example                                        decoding
+==========================  =============================================  ================
+bare name                   ``10.1000/182``                                literal
+doi URI / label             ``doi:10.1000/182``, ``DOI: 10.1000/182``       percent (004)
+info URI (RFC 4452)         ``info:doi/10.1000/182``                       percent
+handle URI                  ``hdl:10.1000/182``                            percent
+URN (seed 000)              ``urn:doi:10.123:456ABC%2Fzyz``                percent, ':'→'/'
+resolver URL                ``https://doi.org/10.1000/182``                percent (path)
+==========================  =============================================  ================
+
+Resolver hosts are ``doi.org``, ``dx.doi.org``, ``www.doi.org`` and ``hdl.handle.net``, with
+or without ``http(s)://``, in any case. In a URL a raw ``?`` or ``#`` starts the query or
+fragment (RFC 3986 3.4, 3.5); inside the path, the prefixes the doi.org proxy strips
+(``api/handles/``, ``doi:``, ``urn:doi:``, ``info:doi/``, ``hdl:``) are stripped too
+(handle-api.md 2.1).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal, NoReturn
+
+from doikit._errors import InvalidDOI
+from doikit._syntax import (
+    PREFIX_RE,
+    PRINTABLE_ASCII,
+    URI_KEEP,
+    URL_MANDATORY,
+    URL_RECOMMENDED,
+    PercentError,
+    decoded_index,
+    describe,
+    first_non_graphic,
+    percent_decode,
+    percent_encode,
+    why_not_graphic,
+)
+
+Encoding = Literal["mandatory", "recommended"]
+
+# The presentation prefixes, matched at the start of the stripped text. re.ASCII with
+# re.IGNORECASE folds ASCII letters only, so 'K' (KELVIN SIGN) never matches 'k'.
+_FORM: Final = re.compile(
+    r"""
+      (?P<url>(?:doi[ \t]*:[ \t]*)?(?:https?://)?
+              (?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)(?::[0-9]{1,5})?(?:/|\Z))
+    | (?P<urn>urn:doi:)
+    | (?P<info>info:doi/)
+    | (?P<hdl>hdl:)
+    | (?P<doi>doi(?:[ \t]*:[ \t]*|[ \t]+))
+    | (?P<other>[a-z][a-z0-9+.-]*://[^/?\#\s]*)
+    """,
+    re.IGNORECASE | re.ASCII | re.VERBOSE,
+)
+# handle-api.md 2.1 step 4: what the proxy strips from a decoded path.
+_PROXY_PREFIX: Final = re.compile(r"(?:api/handles/)?(?:urn:doi:|doi:|info:doi/|hdl:)?", re.I | re.A)
+_URN_PREFIX: Final = re.compile(r"(?:api/handles/)?urn:doi:", re.I | re.A)
+_QUERY_OR_FRAGMENT: Final = re.compile(r"[?#]")
+
+
+class _NameError(Exception):
+    """A validation failure at ``index`` of the name (mapped to the input by the caller)."""
+
+    def __init__(self, code: str, index: int | None, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.index = index
+        self.detail = detail
+
+
+def check_name(name: str) -> int:
+    """Validate a DOI name; return the index of the '/' between prefix and suffix.
+
+    :raises _NameError: with the index into *name* of the first fault.
+    """
+    match = PREFIX_RE.match(name)
+    if match is None:
+        _diagnose_prefix(name)
+    end = match.end()
+    if end == len(name):
+        raise _NameError("empty-suffix", end, "the suffix after the '/' is empty")
+    bad = first_non_graphic(name, end)
+    if bad >= 0:
+        char = name[bad]
+        raise _NameError(
+            "not-graphic",
+            bad,
+            f"{describe(char)} is {why_not_graphic(char)}; a DOI name holds only "
+            "Unicode Graphic characters (letters, marks, numbers, punctuation, symbols, spaces)",
+        )
+    return end - 1
+
+
+def _diagnose_prefix(name: str) -> NoReturn:
+    """Raise the precise error for a name whose prefix does not match ``10.<digits>/``."""
+    if name.startswith("10/"):
+        raise _NameError(
+            "short-doi",
+            0,
+            "'10/…' is a shortDOI alias, not a DOI name; expand it through a resolver first",
+        )
+    if not name.startswith("10."):
+        index = 0 if not name.startswith("10") else 2
+        raise _NameError(
+            "directory", index, "a DOI name starts with the directory indicator '10' and '.'"
+        )
+    segment_start = 3
+    for index in range(3, len(name)):
+        char = name[index]
+        if char in "./":
+            if index == segment_start:
+                what = "the registrant code" if index == 3 else "a registrant subdivision"
+                raise _NameError("registrant", index, f"{what} is empty")
+            if char == "/":
+                break  # pragma: no cover - PREFIX_RE would have matched
+            segment_start = index + 1
+        elif not "0" <= char <= "9":
+            raise _NameError(
+                "registrant",
+                index,
+                f"{describe(char)} is not allowed in a registrant code, "
+                "which is ASCII digits 0-9 with optional '.' subdivisions",
+            )
+    if segment_start == len(name) and len(name) > 3:
+        raise _NameError("registrant", len(name) - 1, "a registrant subdivision is empty")
+    if len(name) == 3:
+        raise _NameError("registrant", 3, "the registrant code is empty")
+    raise _NameError(
+        "missing-slash", len(name), "there is no '/' between the prefix and the suffix"
+    )
+
+
+# The fast path, for the common, unambiguous shapes, with str methods only (a regex costs
+# as much as the whole budget; benchmarks/bench_names.py measures it): a bare name, or one
+# of the usual spellings of a presentation head before '10.', a plain registrant (no
+# subdivisions), no surrounding whitespace, no raw '?' or '#' in a URL, and escapes that
+# decode cleanly. Anything else, valid or not, takes the full parser (_parse_slow), which
+# is the authority: the fast path only ever reaches the same answer sooner.
+_URL, _URI, _URN = 1, 2, 3
+_HEADS: Final[dict[str, int]] = {
+    **{
+        f"{scheme}{host}/": _URL
+        for scheme in ("https://", "http://", "")
+        for host in ("doi.org", "dx.doi.org", "www.doi.org", "hdl.handle.net")
+    },
+    "doi:": _URI,
+    "doi: ": _URI,
+    "doi ": _URI,
+    "info:doi/": _URI,
+    "hdl:": _URI,
+    "urn:doi:": _URN,
+}
+_HEX_BYTE: Final = {
+    f"{hi}{lo}": chr(16 * int(hi, 16) + int(lo, 16))
+    for hi in "0123456789ABCDEFabcdef"
+    for lo in "0123456789ABCDEFabcdef"
+}
+
+
+def _quick_decode(text: str) -> str | None:
+    """Strictly decode an ASCII text's escapes, or None when anything is irregular
+    (the full decoder then reports it precisely)."""
+    if not text.isascii():
+        return None
+    # %2F (an escaped '/') is by far the commonest escape; replacing it cannot create a
+    # new escape, because the '%' of any other escape is not followed by '2F'.
+    text = text.replace("%2F", "/").replace("%2f", "/")
+    if "%" not in text:
+        return text
+    pieces = text.split("%")
+    out = [pieces[0]]
+    try:
+        for piece in pieces[1:]:
+            out.append(_HEX_BYTE[piece[:2]])
+            out.append(piece[2:])
+        return "".join(out).encode("latin-1").decode("utf-8")
+    except (KeyError, UnicodeDecodeError):
+        return None
+
+
+def parse(text: str) -> str:
+    """Read a DOI name from any presentation and return it, bare.
+
+    :raises InvalidDOI: with the position in *text* of the fault.
+    """
+    name: str | None = text
+    if not text.startswith("10."):
+        start = text.find("10.")
+        head = text[:start]
+        kind = _HEADS.get(head) or (_HEADS.get(head.lower()) if head.isascii() else None)
+        if start <= 0 or kind is None:
+            return _parse_slow(text)
+        name = text[start:]
+        if kind == _URL and ("?" in name or "#" in name):
+            return _parse_slow(text)
+        if "%" in name:
+            name = _quick_decode(name)
+            if name is None:
+                return _parse_slow(text)
+        if kind == _URN:
+            name = _urn_colon(name)
+    slash = name.find("/")
+    if slash > 3:
+        registrant = name[3:slash]
+        # isdigit() alone admits Arabic-Indic digits and superscripts; isascii() does not.
+        # printable: every code point Graphic. The last character is neither ' ' (the one
+        # printable whitespace, which the full parser strips) nor '/' (so the suffix is
+        # not empty; a name that really ends in '/' just takes the full parser).
+        if (
+            registrant.isdigit()
+            and registrant.isascii()
+            and name[-1] not in " /"
+            and name.isprintable()
+        ):
+            return name
+    return _parse_slow(text)
+
+
+def _parse_slow(text: str) -> str:
+    stripped = text.strip()
+    if stripped.startswith("10"):
+        # A bare name is taken literally: a '%' in it is a '%'.
+        try:
+            check_name(stripped)
+        except _NameError as exc:
+            lead = len(text) - len(text.lstrip())
+            raise _invalid(text, exc, None if exc.index is None else lead + exc.index) from None
+        return stripped
+    form = _FORM.match(stripped)
+    if form is None:
+        _not_a_doi(text, stripped)
+    kind = form.lastgroup
+    start = form.end()
+    raw = stripped[start:]
+    if kind == "other":
+        raise InvalidDOI(
+            text,
+            "unsupported-url",
+            _lead(text),
+            f"{form.group()!r} is not a DOI resolver; DOI URLs use doi.org, "
+            "dx.doi.org, www.doi.org or hdl.handle.net (use doikit.find() to find a DOI "
+            "inside other text)",
+        )
+    if kind == "url":
+        cut = _QUERY_OR_FRAGMENT.search(raw)
+        if cut is not None:
+            raw = raw[: cut.start()]
+    try:
+        decoded = percent_decode(raw)
+    except PercentError as exc:
+        raise InvalidDOI(text, exc.code, _lead(text) + start + exc.index, exc.detail) from None
+    skip = 0
+    urn = kind == "urn"
+    if kind == "url":
+        inner = _URN_PREFIX.match(decoded)
+        urn = inner is not None
+        inner = inner or _PROXY_PREFIX.match(decoded)
+        skip = inner.end() if inner else 0
+    name = decoded[skip:] if skip else decoded
+    if urn:
+        name = _urn_colon(name)
+    try:
+        if not name:
+            raise _NameError("empty", 0, "there is no DOI name after the presentation prefix")
+        check_name(name)
+    except _NameError as exc:
+        if exc.code == "directory" and kind == "url" and name.isalnum() and name.isascii():
+            exc = _NameError(
+                "short-doi",
+                0,
+                "a doi.org/<code> URL is a shortDOI alias, not a DOI name; "
+                "expand it through a resolver first",
+            )
+        position = None
+        if exc.index is not None:
+            position = _lead(text) + start + decoded_index(raw, skip + exc.index)
+        raise _invalid(text, exc, position) from None
+    return name
+
+
+def _urn_colon(name: str) -> str:
+    """Seed 000 and handle-api.md 2.1 step 5: in a URN the first ':' stands for the first
+    '/', when it comes before any '/' (``urn:doi:10.123:456`` names ``10.123/456``)."""
+    colon = name.find(":")
+    if colon >= 0:
+        slash = name.find("/")
+        if slash < 0 or colon < slash:
+            return name[:colon] + "/" + name[colon + 1 :]
+    return name
+
+
+def _lead(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _invalid(text: str, exc: _NameError, position: int | None) -> InvalidDOI:
+    return InvalidDOI(text, exc.code, position, exc.detail)
+
+
+def _not_a_doi(text: str, stripped: str) -> NoReturn:
+    if not stripped:
+        raise InvalidDOI(text, "empty", None, "the text is empty")
+    if stripped[0].isdigit():
+        raise InvalidDOI(
+            text,
+            "directory",
+            _lead(text),
+            "a DOI name starts with the directory indicator '10' and '.'",
+        )
+    raise InvalidDOI(
+        text,
+        "not-a-doi",
+        _lead(text),
+        "expected a DOI name ('10.…/…') or a presentation of one "
+        "(doi:, info:doi/, urn:doi:, hdl:, or a doi.org or hdl.handle.net URL)",
+    )
+
+
+# --- Writing -------------------------------------------------------------------------
+
+_URL_KEEP: Final[dict[str, frozenset[str]]] = {
+    "mandatory": PRINTABLE_ASCII - URL_MANDATORY,
+    "recommended": PRINTABLE_ASCII - URL_RECOMMENDED,
+}
+_URL_NEEDS_ESCAPE: Final[dict[str, re.Pattern[str]]] = {
+    key: re.compile("[" + re.escape("".join(sorted(chars))) + "]")
+    for key, chars in (("mandatory", URL_MANDATORY), ("recommended", URL_RECOMMENDED))
+}
+
+
+def url_path(name: str, encoding: Encoding = "recommended") -> str:
+    """The name as a URL path under a resolver, by the Handbook's rules (seed 000).
+
+    ``encoding="mandatory"`` escapes ``% " # SPACE ?``; ``"recommended"`` also
+    ``< > { } ^ [ ] ` | \\ +``. Control and non-ASCII characters always become UTF-8
+    escapes. A dot segment (``/./``, ``/../``, or ``/.``, ``/..`` at the end) gets one
+    slash escaped (seed 000's NOTE) so that no URL library or browser removes it.
+
+    >>> url_path("10.1000/456#789")
+    '10.1000/456%23789'
+    >>> url_path("10.1000/a/./b/..")
+    '10.1000/a/.%2Fb%2F..'
+    """
+    try:
+        keep = _URL_KEEP[encoding]
+    except KeyError:
+        msg = f"encoding must be 'mandatory' or 'recommended', not {encoding!r}"
+        raise ValueError(msg) from None
+    if name.isascii() and name.isprintable() and not _URL_NEEDS_ESCAPE[encoding].search(name):
+        path = name
+    else:
+        path = percent_encode(name, keep)
+    if "/." in path:
+        path = _protect_dot_segments(path)
+    return path
+
+
+def _protect_dot_segments(path: str) -> str:
+    segments = path.split("/")
+    last = len(segments) - 1
+    out = [segments[0]]
+    for index in range(1, len(segments)):
+        segment = segments[index]
+        separator = "/"
+        if segment in (".", "..") and index == last:
+            separator = "%2F"  # nothing follows: escape the slash before it
+        elif segments[index - 1] in (".", "..") and index - 1 >= 1:
+            separator = "%2F"  # escape the slash after a dot segment
+        out.append(separator)
+        out.append(segment)
+    return "".join(out)
+
+
+def uri_part(part: str) -> str:
+    """004 ch. 2: keep unreserved, sub-delims, ':' and '@'; percent-encode every other
+    UTF-8 byte (so '/' inside a suffix becomes %2F).
+
+    >>> uri_part("JDA.202212/SP_17(4).0000")
+    'JDA.202212%2FSP_17(4).0000'
+    """
+    return percent_encode(part, URI_KEEP)
+
+
+# --- The 2003 draft (seed 002) -------------------------------------------------------
+# draft-paskin-doi-uri-04 4: "1. Normalize the case of the leading "doi:" token to be
+# lowercase 2. Unescape all unreserved %-escaped characters 3. Normalize the case of the
+# scheme-specific part including any %-escaped characters to be uppercase". Its example 5
+# unescapes %2F %28 %29 %2C, so "unreserved" there means what RFC 2396 (its URI syntax)
+# lets stand raw in a URI: alphanumerics, marks -_.!~*'() and reserved ;/:@&=+$, — less
+# '?' (which would start a query).
+_LEGACY_RAW: Final = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'();/:@&=+$,"
+)
+_LEGACY_TOKEN: Final = re.compile(r"%[0-9A-Fa-f]{2}|[^%]|%", re.DOTALL)
+
+
+def normalize_legacy_uri(text: str) -> str:
+    """Normalize a ``doi:`` URI as the 2003 draft says (seed 002), for comparing legacy URIs.
+
+    It does not validate the DOI name (the draft's own example, ``doi:dk/…``, is not one).
+    Characters a URI may not hold raw (a space, non-ASCII) are escaped as UTF-8 first.
+    The 2024 scheme (004) supersedes this normalization: new code compares ``DOI`` values.
+
+    :raises InvalidDOI: ``not-a-uri`` without a ``doi:`` scheme; ``percent-escape`` for a
+        ``%`` that does not start an escape.
+
+    >>> normalize_legacy_uri("doi:dk%2FP%C3%A6dagogi%2037%282%29%2C%20562")
+    'doi:DK/P%C3%A6DAGOGI%2037(2),%20562'
+    """
+    stripped = text.strip()
+    if stripped[:4].lower() != "doi:":
+        raise InvalidDOI(text, "not-a-uri", _lead(text), "a doi URI starts with 'doi:'")
+    out: list[str] = []
+    offset = _lead(text) + 4
+    position = 0
+    for token in _LEGACY_TOKEN.findall(stripped, 4):
+        if len(token) == 3:
+            char = chr(int(token[1:], 16))
+            out.append(char if char in _LEGACY_RAW else token)
+        elif token == "%":
+            raise InvalidDOI(
+                text,
+                "percent-escape",
+                offset + position,
+                "'%' does not start a %XX escape; a literal '%' is written %25",
+            )
+        else:
+            out.append(token if token in _LEGACY_RAW or token in "?#" else uri_part(token))
+        position += len(token)
+    return "doi:" + "".join(out).upper()
