@@ -25,8 +25,8 @@ del _public
 
 __all__ = [
     "DOI",
-    "ERROR_CODES",
     "DOIError",
+    "ERROR_CODES",
     "Finding",
     "InvalidDOI",
     "__version__",

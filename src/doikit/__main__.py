@@ -1,3 +1,5 @@
+"""``python -m doikit``: the command line."""
+
 from doikit.cli import main
 
 main()

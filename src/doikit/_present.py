@@ -58,8 +58,10 @@ _FORM: Final = re.compile(
     re.IGNORECASE | re.ASCII | re.VERBOSE,
 )
 # handle-api.md 2.1 step 4: what the proxy strips from a decoded path.
-_PROXY_PREFIX: Final = re.compile(r"(?:api/handles/)?(?:urn:doi:|doi:|info:doi/|hdl:)?", re.I | re.A)
-_URN_PREFIX: Final = re.compile(r"(?:api/handles/)?urn:doi:", re.I | re.A)
+_PROXY_PREFIX: Final = re.compile(
+    r"(?:api/handles/)?(?:urn:doi:|doi:|info:doi/|hdl:)?", re.IGNORECASE | re.ASCII
+)
+_URN_PREFIX: Final = re.compile(r"(?:api/handles/)?urn:doi:", re.IGNORECASE | re.ASCII)
 _QUERY_OR_FRAGMENT: Final = re.compile(r"[?#]")
 
 
@@ -188,7 +190,7 @@ def parse(text: str) -> str:
 
     :raises InvalidDOI: with the position in *text* of the fault.
     """
-    name: str | None = text
+    name = text
     if not text.startswith("10."):
         start = text.find("10.")
         head = text[:start]
@@ -199,9 +201,10 @@ def parse(text: str) -> str:
         if kind == _URL and ("?" in name or "#" in name):
             return _parse_slow(text)
         if "%" in name:
-            name = _quick_decode(name)
-            if name is None:
+            decoded = _quick_decode(name)
+            if decoded is None:
                 return _parse_slow(text)
+            name = decoded
         if kind == _URN:
             name = _urn_colon(name)
     slash = name.find("/")
@@ -243,8 +246,7 @@ def _parse_slow(text: str) -> str:
             "unsupported-url",
             _lead(text),
             f"{form.group()!r} is not a DOI resolver; DOI URLs use doi.org, "
-            "dx.doi.org, www.doi.org or hdl.handle.net (use doikit.find() to find a DOI "
-            "inside other text)",
+            "dx.doi.org, www.doi.org or hdl.handle.net",
         )
     if kind == "url":
         cut = _QUERY_OR_FRAGMENT.search(raw)
@@ -264,9 +266,11 @@ def _parse_slow(text: str) -> str:
     name = decoded[skip:] if skip else decoded
     if urn:
         name = _urn_colon(name)
+    if not name:
+        raise InvalidDOI(
+            text, "empty", _lead(text) + len(stripped), "there is no DOI name after the prefix"
+        )
     try:
-        if not name:
-            raise _NameError("empty", 0, "there is no DOI name after the presentation prefix")
         check_name(name)
     except _NameError as exc:
         if exc.code == "directory" and kind == "url" and name.isalnum() and name.isascii():
@@ -418,11 +422,11 @@ def normalize_legacy_uri(text: str) -> str:
     out: list[str] = []
     offset = _lead(text) + 4
     position = 0
-    for token in _LEGACY_TOKEN.findall(stripped, 4):
-        if len(token) == 3:
-            char = chr(int(token[1:], 16))
-            out.append(char if char in _LEGACY_RAW else token)
-        elif token == "%":
+    for piece in _LEGACY_TOKEN.findall(stripped, 4):
+        if len(piece) == 3:
+            char = chr(int(piece[1:], 16))
+            out.append(char if char in _LEGACY_RAW else piece)
+        elif piece == "%":
             raise InvalidDOI(
                 text,
                 "percent-escape",
@@ -430,6 +434,6 @@ def normalize_legacy_uri(text: str) -> str:
                 "'%' does not start a %XX escape; a literal '%' is written %25",
             )
         else:
-            out.append(token if token in _LEGACY_RAW or token in "?#" else uri_part(token))
-        position += len(token)
+            out.append(piece if piece in _LEGACY_RAW or piece in "?#" else uri_part(piece))
+        position += len(piece)
     return "doi:" + "".join(out).upper()

@@ -25,8 +25,31 @@ DOI_PREFIX_PATTERN: Final = r"10\.[0-9]+(?:\.[0-9]+)*/"
 # 004 ch. 2 and Handbook 2.2: "a DOI name consists of an ordered sequence of Unicode code
 # points of the Graphic type". Unicode 3.3 D31 / Table 2-3: Graphic = L, M, N, P, S, Zs.
 GRAPHIC_CATEGORIES: Final = frozenset(
-    ("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No")
-    + ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs")
+    [
+        "Lu",
+        "Ll",
+        "Lt",
+        "Lm",
+        "Lo",
+        "Mn",
+        "Mc",
+        "Me",
+        "Nd",
+        "Nl",
+        "No",
+        "Pc",
+        "Pd",
+        "Ps",
+        "Pe",
+        "Pi",
+        "Pf",
+        "Po",
+        "Sm",
+        "Sc",
+        "Sk",
+        "So",
+        "Zs",
+    ]
 )
 
 _CATEGORY_NAMES: Final = {
@@ -129,7 +152,8 @@ def percent_decode(text: str) -> str:
         except UnicodeDecodeError as exc:
             index = start + 3 * exc.start
             bad = run[3 * exc.start : 3 * exc.start + 12]
-            raise PercentError("utf8", index, f"the escapes {bad}… do not decode as UTF-8") from None
+            detail = f"the escapes {bad}… do not decode as UTF-8"
+            raise PercentError("utf8", index, detail) from None
         pos = match.end()
     _no_stray_percent(text, pos, len(text))
     parts.append(text[pos:])

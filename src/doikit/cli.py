@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 import click
 
 from doikit import DOI, InvalidDOI, __version__
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 _FORMS: Final = ("bare", "url", "uri", "urn", "key")
 
@@ -60,13 +62,11 @@ def _invalid(item: _Input, exc: InvalidDOI) -> str:
     return exc.code
 
 
-def _record(item: _Input, **fields: Any) -> str:
+def _record(item: _Input, **fields: object) -> str:
     return json.dumps({"line": item.line, "input": item.text, **fields}, ensure_ascii=False)
 
 
-def _each(
-    args: tuple[str, ...], *, as_json: bool, handle: Callable[[DOI], dict[str, Any]]
-) -> int:
+def _each(args: tuple[str, ...], *, as_json: bool, handle: Callable[[DOI], dict[str, Any]]) -> int:
     """Run *handle* on every input; print its result; return the exit status."""
     status = 0
     for item in _inputs(args):
@@ -81,9 +81,11 @@ def _each(
         except InvalidDOI as exc:
             _invalid(item, exc)
             if as_json:
-                click.echo(_record(
-                    item, valid=False, code=exc.code, position=exc.position, message=str(exc)
-                ))
+                click.echo(
+                    _record(
+                        item, valid=False, code=exc.code, position=exc.position, message=str(exc)
+                    )
+                )
             status = 1
             continue
         result = handle(doi)
@@ -110,13 +112,24 @@ def check(texts: tuple[str, ...], *, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("texts", nargs=-1)
-@click.option("--to", "form", type=click.Choice(_FORMS), default="bare", show_default=True,
-              help="The presentation to write.")
-@click.option("--resolver", default="https://doi.org/", show_default=True,
-              help="Resolver for --to url.")
-@click.option("--encoding", type=click.Choice(["recommended", "mandatory"]),
-              default="recommended", show_default=True,
-              help="Handbook URL encoding table for --to url.")
+@click.option(
+    "--to",
+    "form",
+    type=click.Choice(_FORMS),
+    default="bare",
+    show_default=True,
+    help="The presentation to write.",
+)
+@click.option(
+    "--resolver", default="https://doi.org/", show_default=True, help="Resolver for --to url."
+)
+@click.option(
+    "--encoding",
+    type=click.Choice(["recommended", "mandatory"]),
+    default="recommended",
+    show_default=True,
+    help="Handbook URL encoding table for --to url.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Write one JSON object per input.")
 def convert(
     texts: tuple[str, ...], form: str, resolver: str, encoding: str, *, as_json: bool
@@ -125,11 +138,11 @@ def convert(
 
     def handle(doi: DOI) -> dict[str, Any]:
         if form == "url":
-            out = doi.to_url(resolver, encoding="mandatory" if encoding == "mandatory"
-                             else "recommended")
+            out = doi.to_url(
+                resolver, encoding="mandatory" if encoding == "mandatory" else "recommended"
+            )
         else:
-            out = {"bare": str(doi), "uri": doi.to_uri(), "urn": doi.to_urn(),
-                   "key": doi.key}[form]
+            out = {"bare": str(doi), "uri": doi.to_uri(), "urn": doi.to_urn(), "key": doi.key}[form]
         return {"text": out, "doi": str(doi), form: out} if as_json else {"text": out}
 
     sys.exit(_each(texts, as_json=as_json, handle=handle))
@@ -150,9 +163,17 @@ def compare(first: str, second: str, *, as_json: bool) -> None:
             sys.exit(2)
     same = dois[0] == dois[1]
     if as_json:
-        click.echo(json.dumps({"equivalent": same, "first": str(dois[0]),
-                               "second": str(dois[1]), "key": [d.key for d in dois]},
-                              ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {
+                    "equivalent": same,
+                    "first": str(dois[0]),
+                    "second": str(dois[1]),
+                    "key": [d.key for d in dois],
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         click.echo("equivalent" if same else "different")
     sys.exit(0 if same else 1)
@@ -160,11 +181,17 @@ def compare(first: str, second: str, *, as_json: bool) -> None:
 
 def _fields(doi: DOI) -> dict[str, Any]:
     return {
-        "doi": str(doi), "prefix": doi.prefix, "registrant": doi.registrant,
-        "suffix": doi.suffix, "key": doi.key, "url": doi.to_url(), "uri": doi.to_uri(),
+        "doi": str(doi),
+        "prefix": doi.prefix,
+        "registrant": doi.registrant,
+        "suffix": doi.suffix,
+        "key": doi.key,
+        "url": doi.to_url(),
+        "uri": doi.to_uri(),
         "urn": doi.to_urn(),
-        "warnings": [{"code": w.code, "position": w.position, "message": w.message}
-                     for w in doi.warnings()],
+        "warnings": [
+            {"code": w.code, "position": w.position, "message": w.message} for w in doi.warnings()
+        ],
     }
 
 
@@ -181,8 +208,11 @@ def inspect(texts: tuple[str, ...], *, as_json: bool) -> None:
         lines = [f"{key + ':':<12}{value}" for key, value in fields.items() if key != "warnings"]
         warnings = fields["warnings"] or [None]
         for warning in warnings:
-            text = "none" if warning is None else (
-                f"{warning['code']} at {warning['position']}: {warning['message']}")
+            text = (
+                "none"
+                if warning is None
+                else (f"{warning['code']} at {warning['position']}: {warning['message']}")
+            )
             lines.append(f"{'warning:':<12}{text}")
         return {"text": "\n".join(lines) + "\n"}
 
