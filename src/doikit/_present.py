@@ -143,7 +143,7 @@ def _diagnose_prefix(name: str) -> NoReturn:
 # subdivisions), no surrounding whitespace, no raw '?' or '#' in a URL, and escapes that
 # decode cleanly. Anything else, valid or not, takes the full parser (_parse_slow), which
 # is the authority: the fast path only ever reaches the same answer sooner.
-_URL, _URI, _URN = 1, 2, 3
+_URL, _URI, _URN = 1, 2, 3  # the kinds of head; parse() tests them as literals
 _HEADS: Final[dict[str, int]] = {
     **{
         f"{scheme}{host}/": _URL
@@ -169,19 +169,16 @@ def _quick_decode(text: str) -> str | None:
     (the full decoder then reports it precisely)."""
     if not text.isascii():
         return None
-    # %2F (an escaped '/') is by far the commonest escape; replacing it cannot create a
-    # new escape, because the '%' of any other escape is not followed by '2F'.
-    text = text.replace("%2F", "/").replace("%2f", "/")
-    if "%" not in text:
-        return text
     pieces = text.split("%")
-    out = [pieces[0]]
     try:
-        for piece in pieces[1:]:
-            out.append(_HEX_BYTE[piece[:2]])
-            out.append(piece[2:])
-        return "".join(out).encode("latin-1").decode("utf-8")
-    except (KeyError, UnicodeDecodeError):
+        text = pieces[0] + "".join([_HEX_BYTE[piece[:2]] + piece[2:] for piece in pieces[1:]])
+    except KeyError:
+        return None
+    if text.isascii():
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 
@@ -192,21 +189,30 @@ def parse(text: str) -> str:
     """
     name = text
     if not text.startswith("10."):
+        # A missing '10.' (find() == -1) leaves a name that fails the checks below.
         start = text.find("10.")
         head = text[:start]
-        kind = _HEADS.get(head) or (_HEADS.get(head.lower()) if head.isascii() else None)
-        if start <= 0 or kind is None:
-            return _parse_slow(text)
+        kind = _HEADS.get(head)
+        if kind is None:
+            kind = _HEADS.get(head.lower()) if head.isascii() else None
+            if kind is None:
+                return _parse_slow(text)
         name = text[start:]
-        if kind == _URL and ("?" in name or "#" in name):
+        if kind == 1 and ("?" in name or "#" in name):  # _URL: '?' and '#' end the path
             return _parse_slow(text)
         if "%" in name:
-            decoded = _quick_decode(name)
-            if decoded is None:
-                return _parse_slow(text)
-            name = decoded
-        if kind == _URN:
-            name = _urn_colon(name)
+            # %2F (an escaped '/') is by far the commonest escape; replacing it cannot
+            # create a new escape: no other escape's '%' is followed by '2F'.
+            name = name.replace("%2F", "/")
+            if "%" in name:
+                decoded = _quick_decode(name)
+                if decoded is None:
+                    return _parse_slow(text)
+                name = decoded
+        if kind == 3:  # _URN: the first ':' stands for the '/' (before any '/')
+            colon = name.find(":")
+            if colon > 0 and name.find("/", 0, colon) < 0:
+                name = name[:colon] + "/" + name[colon + 1 :]
     slash = name.find("/")
     if slash > 3:
         registrant = name[3:slash]

@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 import click
 
 from doikit import DOI, InvalidDOI, __version__
+from doikit._errors import _short
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -56,10 +57,9 @@ def _problem(item: _Input, message: str) -> None:
     click.echo(f"doikit: {item.label}: {message}", err=True)
 
 
-def _invalid(item: _Input, exc: InvalidDOI) -> str:
+def _invalid(item: _Input, exc: InvalidDOI) -> None:
     where = "" if exc.position is None else f" at position {exc.position}"
-    _problem(item, f"{exc.code}{where}: {exc}")
-    return exc.code
+    _problem(item, f"{exc.code}{where}: {exc.detail} (in {_short(exc.text)})")
 
 
 def _record(item: _Input, **fields: object) -> str:
@@ -143,7 +143,7 @@ def convert(
             )
         else:
             out = {"bare": str(doi), "uri": doi.to_uri(), "urn": doi.to_urn(), "key": doi.key}[form]
-        return {"text": out, "doi": str(doi), form: out} if as_json else {"text": out}
+        return {"doi": str(doi), form: out} if as_json else {"text": out}
 
     sys.exit(_each(texts, as_json=as_json, handle=handle))
 

@@ -1,0 +1,114 @@
+"""Throughput of DOI parsing against idutils.normalize_doi, in the same run.
+
+    python benchmarks/bench_names.py [--n 1000000] [--rounds 5]
+
+Inputs: N mixed presentation strings (bare, ``doi:``, ``DOI: ``, doi.org and dx.doi.org
+URLs, some with percent-escapes, and URN forms), built from a fixed seed. Each round times
+idutils, ``DOI(s).key`` and ``doikit.normalize(s)`` over all of them, interleaved so that a
+noisy neighbour hits every candidate alike; the figure is the median ratio of throughputs
+over the rounds. idutils only strips a prefix (and raises AttributeError on the URN and
+``%2F`` forms it cannot read, which the baseline catches); doikit validates, decodes and
+folds. Targets (issue 2): DOI(s).key >= 0.8x, normalize(s) >= 1.0x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from typing import TYPE_CHECKING
+
+import idutils
+
+import doikit
+from doikit import DOI
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def _name(rng: random.Random) -> str:
+    n = rng.randrange(1, 10**6)
+    shape = rng.randrange(6)
+    if shape == 0:
+        return f"10.1016/j.cell.2020.{n % 12 + 1:02d}.{n:03d}"
+    if shape == 1:
+        return f"10.1002/(SICI)1097-4258(199906)14:2<{n}::AID-XYZ>3.0.CO;2-{n % 10}"
+    if shape == 2:
+        return f"10.1007/978-3-642-{n:05d}-3_{n % 9}"
+    if shape == 3:
+        return f"10.1038/nature{n:05d}"
+    if shape == 4:
+        return f"10.1371/journal.pone.{n:07d}"
+    return f"10.5061/dryad.{n:x}"
+
+
+def _presentation(rng: random.Random) -> str:
+    doi = DOI(_name(rng))
+    form = rng.random()
+    if form < 0.30:
+        return str(doi)
+    if form < 0.45:
+        return "doi:" + str(doi)
+    if form < 0.50:
+        return "DOI: " + str(doi)
+    if form < 0.75:
+        return doi.to_url()  # the Handbook's escapes: SICI names get %3C and %3E
+    if form < 0.85:
+        return "https://doi.org/" + doi.prefix + "%2F" + doi.to_url().split("/", 4)[4]
+    if form < 0.90:
+        return doi.to_url("http://dx.doi.org/")
+    return doi.to_urn()
+
+
+def make_inputs(n: int, seed: int = 26324) -> list[str]:
+    """N presentation strings, the same for the same seed."""
+    rng = random.Random(seed)
+    return [_presentation(rng) for _ in range(n)]
+
+
+def _idutils(text: str) -> str | None:
+    try:
+        return str(idutils.normalize_doi(text))
+    except AttributeError:  # idutils's answer to a form it cannot read
+        return None
+
+
+def _time(function: Callable[[str], object], inputs: list[str]) -> float:
+    start = time.perf_counter()
+    for text in inputs:
+        function(text)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    """Run the benchmark and print one line per candidate."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    inputs = make_inputs(args.n)
+    unreadable = sum(_idutils(text) is None for text in inputs)
+    candidates: dict[str, Callable[[str], object]] = {
+        "idutils.normalize_doi": _idutils,
+        "doikit DOI(s).key": lambda text: DOI(text).key,
+        "doikit.normalize(s)": doikit.normalize,
+    }
+    seconds: dict[str, list[float]] = {name: [] for name in candidates}
+    for _ in range(args.rounds):
+        for name, function in candidates.items():
+            seconds[name].append(_time(function, inputs))
+    base = seconds["idutils.normalize_doi"]
+    print(f"{args.n:,} inputs, {args.rounds} rounds; idutils could not read {unreadable:,}")
+    for name, times in seconds.items():
+        ratios = [b / t for b, t in zip(base, times, strict=True)]
+        rate = args.n / statistics.median(times)
+        print(
+            f"{name:24} {rate:>12,.0f}/s   x{statistics.median(ratios):.2f} of idutils "
+            f"(rounds: {min(ratios):.2f}-{max(ratios):.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""The ``doikit`` command, run through its installed entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXE = shutil.which("doikit", path=str(Path(sys.executable).parent))
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    assert EXE, "the doikit entry point is not installed next to this Python"
+    done = subprocess.run([EXE, *args], input=stdin, capture_output=True, check=False, timeout=60)
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+    )
+
+
+def test_check_arguments_all_valid() -> None:
+    done = run("check", "10.1000/182", "https://doi.org/10.1000%2F183")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_check_stdin_reports_line_code_and_position() -> None:
+    lines = b"10.1000/182\n\n10.10O0/1\nurn:doi:10.123:456\n\xff\xfe\n"
+    done = run("check", stdin=lines)
+    assert done.returncode == 1
+    problems = done.stderr.splitlines()
+    assert problems[0].startswith("doikit: line 3: registrant at position 5: ")
+    assert problems[1] == "doikit: line 5: byte 0 is not UTF-8"
+    assert len(problems) == 2
+    assert "Traceback" not in done.stderr
+
+
+def test_check_json_lines() -> None:
+    done = run("check", "--json", stdin=b"doi:10.1000/ABC\n10/abc\n")
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert records[0] == {
+        "line": 1,
+        "input": "doi:10.1000/ABC",
+        "valid": True,
+        "doi": "10.1000/ABC",
+    }
+    assert records[1]["valid"] is False
+    assert (records[1]["code"], records[1]["position"], records[1]["line"]) == ("short-doi", 0, 2)
+    assert done.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        ("bare", "10.1000/a#b"),
+        ("url", "https://doi.org/10.1000/a%23b"),
+        ("uri", "doi:10.1000/a%23b"),
+        ("urn", "urn:doi:10.1000:a%23b"),
+        ("key", "10.1000/a#b"),
+    ],
+)
+def test_convert(form: str, expected: str) -> None:
+    done = run("convert", "--to", form, "https://doi.org/10.1000/a%23b")
+    assert (done.returncode, done.stdout) == (0, expected + "\n")
+
+
+def test_convert_url_options_and_errors_keep_going() -> None:
+    done = run(
+        "convert",
+        "--to",
+        "url",
+        "--resolver",
+        "http://localhost:8000",
+        "--encoding",
+        "mandatory",
+        stdin=b"10.1000/a+b\nnope\n10.1000/c d\n",
+    )
+    assert done.stdout == "http://localhost:8000/10.1000/a+b\nhttp://localhost:8000/10.1000/c%20d\n"
+    assert done.returncode == 1
+    assert done.stderr.startswith("doikit: line 2: not-a-doi at position 0: ")
+
+
+def test_convert_json() -> None:
+    done = run("convert", "--to", "uri", "--json", "10.1000/é")
+    assert json.loads(done.stdout) == {
+        "line": 1,
+        "input": "10.1000/é",
+        "valid": True,
+        "doi": "10.1000/é",
+        "uri": "doi:10.1000/%C3%A9",
+    }
+
+
+def test_compare() -> None:
+    assert run("compare", "doi:10.1000/ABC", "https://doi.org/10.1000/abc").returncode == 0
+    different = run("compare", "10.1000/É", "10.1000/é")
+    assert (different.returncode, different.stdout) == (1, "different\n")
+    invalid = run("compare", "10.1000/x", "nope")
+    assert invalid.returncode == 2
+    assert invalid.stderr.startswith("doikit: argument 2: not-a-doi")
+    as_json = json.loads(run("compare", "--json", "10.1/A", "10.1/a").stdout)
+    assert as_json == {
+        "equivalent": True,
+        "first": "10.1/A",
+        "second": "10.1/a",
+        "key": ["10.1/a", "10.1/a"],
+    }
+
+
+def test_inspect_text_and_json() -> None:
+    done = run("inspect", "10.1000/p\u0430y")
+    assert done.returncode == 0
+    assert "prefix:     10.1000\n" in done.stdout
+    assert "url:        https://doi.org/10.1000/p%D0%B0y\n" in done.stdout
+    assert "warning:    confusable at 9: " in done.stdout
+    record = json.loads(run("inspect", "--json", "10.1000/182").stdout)
+    assert record["urn"] == "urn:doi:10.1000:182"
+    assert record["warnings"] == []
+
+
+def test_usage_error_is_exit_2_without_traceback() -> None:
+    done = run("convert", "--to", "pdf", "10.1000/1")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+
+
+def test_streams_a_large_input() -> None:
+    # 200k lines through a pipe: output arrives line by line, in order, and nothing is lost.
+    data = b"".join(b"10.1000/%d\n" % n for n in range(200_000))
+    done = run("convert", "--to", "key", stdin=data)
+    assert done.returncode == 0
+    assert done.stdout.count("\n") == 200_000
+    assert done.stdout.endswith("10.1000/199999\n")
+
+
+def test_python_dash_m() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "doikit", "--version"], capture_output=True, text=True, check=True
+    )
+    assert "doikit" in done.stdout
