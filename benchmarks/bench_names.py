@@ -82,11 +82,43 @@ def _time(function: Callable[[str], object], inputs: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def _form(text: str) -> str:
+    """Which presentation *text* is, for the per-form table."""
+    lowered = text.lower()
+    for head, label in (
+        ("10.", "bare"),
+        ("urn:", "urn:doi:"),
+        ("doi: ", "DOI: (label)"),
+        ("doi:", "doi:"),
+        ("http://dx.", "dx.doi.org URL"),
+    ):
+        if lowered.startswith(head):
+            return label
+    if "%2f" in lowered[:30]:
+        return "URL with %2F"
+    return "URL with %3C%3E" if "%3c" in lowered else "URL"
+
+
+def by_form(inputs: list[str], candidates: dict[str, Callable[[str], object]]) -> None:
+    """Print nanoseconds per input for each presentation form (best of 3)."""
+    groups: dict[str, list[str]] = {}
+    for text in inputs:
+        groups.setdefault(_form(text), []).append(text)
+    print(f"{'form':18} {'share':>6} " + " ".join(f"{name[:22]:>23}" for name in candidates))
+    for form, texts in sorted(groups.items()):
+        costs = [
+            min(_time(f, texts) for _ in range(3)) / len(texts) * 1e9 for f in candidates.values()
+        ]
+        cells = " ".join(f"{cost:>20,.0f} ns" for cost in costs)
+        print(f"{form:18} {len(texts) / len(inputs):>6.0%} {cells}")
+
+
 def main() -> None:
     """Run the benchmark and print one line per candidate."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--by-form", action="store_true", help="also time each form apart")
     args = parser.parse_args()
     inputs = make_inputs(args.n)
     unreadable = sum(_idutils(text) is None for text in inputs)
@@ -108,6 +140,8 @@ def main() -> None:
             f"{name:24} {rate:>12,.0f}/s   x{statistics.median(ratios):.2f} of idutils "
             f"(rounds: {min(ratios):.2f}-{max(ratios):.2f})"
         )
+    if args.by_form:
+        by_form(inputs[:100_000], candidates)
 
 
 if __name__ == "__main__":

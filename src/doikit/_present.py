@@ -189,26 +189,28 @@ def parse(text: str) -> str:
     """
     name = text
     if not text.startswith("10."):
-        # A missing '10.' (find() == -1) leaves a name that fails the checks below.
-        start = text.find("10.")
-        head = text[:start]
+        head, found, rest = text.partition("10.")
         kind = _HEADS.get(head)
         if kind is None:
             kind = _HEADS.get(head.lower()) if head.isascii() else None
-            if kind is None:
+            if kind is None or not found:
                 return _parse_slow(text)
-        name = text[start:]
-        if kind == 1 and ("?" in name or "#" in name):  # _URL: '?' and '#' end the path
+        name = found + rest
+        if kind == 1 and ("?" in rest or "#" in rest):  # _URL: '?' and '#' end the path
             return _parse_slow(text)
-        if "%" in name:
-            # %2F (an escaped '/') is by far the commonest escape; replacing it cannot
-            # create a new escape: no other escape's '%' is followed by '2F'.
+        if "%" in rest:
+            # The commonest escapes: %2F (a '/'), and %3C %3E (the '<' '>' of every
+            # SICI DOI in a Handbook URL). Replacing them cannot create or destroy another
+            # escape, since each match starts at a '%' that begins that very escape;
+            # whatever '%' remains goes through the strict decoder.
             name = name.replace("%2F", "/")
             if "%" in name:
-                decoded = _quick_decode(name)
-                if decoded is None:
-                    return _parse_slow(text)
-                name = decoded
+                name = name.replace("%3C", "<").replace("%3E", ">")
+                if "%" in name:
+                    decoded = _quick_decode(name)
+                    if decoded is None:
+                        return _parse_slow(text)
+                    name = decoded
         if kind == 3:  # _URN: the first ':' stands for the '/' (before any '/')
             colon = name.find(":")
             if colon > 0 and name.find("/", 0, colon) < 0:
