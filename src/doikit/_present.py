@@ -211,10 +211,8 @@ def parse(text: str) -> str:
                     if decoded is None:
                         return _parse_slow(text)
                     name = decoded
-        if kind == 3:  # _URN: the first ':' stands for the '/' (before any '/')
-            colon = name.find(":")
-            if colon > 0 and name.find("/", 0, colon) < 0:
-                name = name[:colon] + "/" + name[colon + 1 :]
+        if kind == 3:  # _URN
+            name = _urn_colon(name)
     slash = name.find("/")
     if slash > 3:
         registrant = name[3:slash]
