@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from doikit._doi import DOI, is_valid, normalize, validate
 from doikit._errors import ERROR_CODES, DOIError, InvalidDOI
+from doikit._extract import Found, find, find_all
 from doikit._present import normalize_legacy_uri
 from doikit._safety import Finding
 
 __version__ = "0.1.0"
 
 # Pickles and reprs name the public path, so internal modules can move between releases.
-for _public in (DOIError, InvalidDOI, Finding):
+for _public in (DOIError, InvalidDOI, Finding, Found):
     _public.__module__ = __name__
 del _public
 
@@ -28,8 +29,11 @@ __all__ = [
     "DOIError",
     "ERROR_CODES",
     "Finding",
+    "Found",
     "InvalidDOI",
     "__version__",
+    "find",
+    "find_all",
     "is_valid",
     "normalize",
     "normalize_legacy_uri",
