@@ -40,19 +40,22 @@ class Found(NamedTuple):
     text: str
 
 
-# A DOI name starts at '10.' not glued to a preceding word, number or dot (so "110.1/x",
-# "v10.1/x" and CiteSeerX-like "1.10.1/x" are not starts). URN forms use ':' for the '/'.
-_START: Final = re.compile(
-    r"(?<![0-9A-Za-z.\-_])(?P<urn>urn:doi:)?10\.[0-9]+(?:\.[0-9]+)*(?(urn)[:/]|(?:/|%2[Ff]))",
-    re.IGNORECASE | re.ASCII,
+# A DOI name starts at '10.<registrant>' and a separator: '/', '%2F' (in URLs), or ':' (only
+# after urn:doi:). The pattern starts with a literal so that the regex engine scans for it
+# at str.find speed; the checks on what precedes the start are done in Python.
+_START: Final = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff]|:)", re.ASCII)
+_URN: Final = "urn:doi:"
+# A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
+_GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-_")
+# A DOI is inside a URL when the token it sits in (the text since the last space, quote,
+# bracket or angle bracket) starts with a scheme or a resolver host, or when it is the
+# value of a doi query parameter (?doi=10.…).
+_URL_TOKEN: Final = re.compile(
+    r"[a-z][a-z0-9+.-]*://|(?:dx\.|www\.)?doi\.org/|hdl\.handle\.net/", re.IGNORECASE | re.ASCII
 )
-# What, just before the start, makes the DOI part of a URL (its path or query).
-_URL_BEFORE: Final = re.compile(
-    r"[a-z][a-z0-9+.-]*://[^\s\"'<>]*$"  # scheme://… up to the start
-    r"|(?:^|[\s\"'(<\[])(?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)/$"  # doi.org/ (no scheme)
-    r"|[?&;][a-z_]*doi[a-z_]*=$",  # a query parameter: ?doi=, &rft_id-like doi=
-    re.IGNORECASE | re.ASCII,
-)
+_DOI_PARAMETER: Final = re.compile(r"[?&;][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
+_BOUNDARIES: Final = " \t\n\r\"'<>([{"
+_LOOKBACK: Final = 1024
 _OPENERS: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS: Final = frozenset(_OPENERS.values())
 _TRAILING: Final = frozenset(".,;:!?…\"'”’»›")
@@ -87,14 +90,34 @@ def find_all(text: str) -> Iterator[Found]:
         if start_match is None:
             return
         start = start_match.start()
-        in_url = _URL_BEFORE.search(text, 0, start) is not None
-        end = _grow(text, start_match.end(), in_url=in_url)
-        found = _make(text, start, end, urn=start_match.group("urn") is not None, in_url=in_url)
+        position = start_match.end()
+        urn = start >= 8 and text[start - 8 : start].lower() == _URN
+        if urn:
+            start -= 8
+        elif text[position - 1] == ":":
+            continue  # '10.123:456' names a DOI only in the URN form
+        if start > 0 and text[start - 1] in _GLUED:
+            continue
+        in_url = _in_url(text, start)
+        end = _grow(text, position, in_url=in_url)
+        found = _make(text, start, end, urn=urn, in_url=in_url)
         if found is not None:
             yield found
             position = found.end
-        else:
-            position = start_match.end()
+
+
+def _in_url(text: str, start: int) -> bool:
+    """Whether the DOI starting at *start* is part of a URL."""
+    # rfind stops at the nearest boundary; the window keeps a scan linear on text with
+    # no boundaries at all. A URL longer than the window is read as plain text.
+    if start == 0 or text[start - 1] not in "/=":
+        return False  # in a URL a DOI follows '/' (a path) or '=' (a query value)
+    low = max(0, start - _LOOKBACK)
+    token = max(low, *(text.rfind(char, low, start) + 1 for char in _BOUNDARIES))
+    return (
+        _URL_TOKEN.match(text, token, start) is not None
+        or _DOI_PARAMETER.search(text, token, start) is not None
+    )
 
 
 def find(text: str) -> Found | None:
@@ -106,28 +129,34 @@ def find(text: str) -> Found | None:
     return next(find_all(text), None)
 
 
+# The longest run that could be a DOI (C speed); within it, only the characters that
+# decide where a DOI ends need a look.
+_RUN_TEXT: Final = re.compile(r'[^\s"]*').match
+_RUN_URL: Final = re.compile(r"[^\s\"?#&']*").match
+_DECIDING: Final = re.compile(r"[()\[\]{}<>,;]")
+
+
 def _grow(text: str, index: int, *, in_url: bool) -> int:
     """The end of the DOI whose suffix starts at *index*."""
+    run = (_RUN_URL if in_url else _RUN_TEXT)(text, index)
+    end = run.end() if run is not None else index  # the patterns match even ""
+    if not text[index:end].isprintable():
+        end = next(i for i in range(index, end) if not text[i].isprintable())
     depth: list[str] = []
-    length = len(text)
-    while index < length:
-        char = text[index]
-        if char.isspace() or not char.isprintable() or char == '"':
-            break
-        if in_url and char in "?#&'":
-            break
-        if char == "<" and _TAG.match(text, index):
-            break
+    for deciding in _DECIDING.finditer(text, index, end):
+        char = deciding.group()
+        at = deciding.start()
         if char in _OPENERS:
+            if char == "<" and _TAG.match(text, at):
+                return at
             depth.append(_OPENERS[char])
         elif char in _CLOSERS:
             if not depth or depth[-1] != char:
-                break
+                return at
             depth.pop()
-        elif char in ",;" and _NEXT_DOI.match(text, index):
-            break
-        index += 1
-    return index
+        elif _NEXT_DOI.match(text, at):  # ',' or ';' right before another DOI
+            return at
+    return end
 
 
 def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found | None:
