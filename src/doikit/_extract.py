@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
-from doikit._syntax import PercentError, percent_decode
+from doikit._syntax import PREFIX_PATTERN, PercentError, percent_decode
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -43,7 +43,7 @@ class Found(NamedTuple):
 # A DOI name starts at '10.<registrant>' and a separator: '/', '%2F' (in URLs), or ':' (only
 # after urn:doi:). The pattern starts with a literal so that the regex engine scans for it
 # at str.find speed; the checks on what precedes the start are done in Python.
-_START: Final = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*(?:/|%2[Ff]|:)", re.ASCII)
+_START: Final = re.compile(PREFIX_PATTERN + r"(?:/|%2[Ff]|:)", re.ASCII)
 _URN: Final = "urn:doi:"
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
 _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-_")
@@ -68,7 +68,7 @@ _URL_TAILS: Final = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 _NEXT_DOI: Final = re.compile(
-    r"[,;]\s*(?:doi:\s*)?10\.[0-9]+(?:\.[0-9]+)*/", re.IGNORECASE | re.ASCII
+    r"[,;]\s*(?:doi:\s*)?" + PREFIX_PATTERN + "/", re.IGNORECASE | re.ASCII
 )
 
 

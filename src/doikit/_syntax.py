@@ -17,10 +17,9 @@ from typing import Final
 # Z39.84 4 and Appendix A; ISO 26324 4.1.2; Handbook 2.2:
 #   <DIR>.<REG>/<DSS>, DIR = "10", REG numeric with optional "."-separated subdivisions.
 # re.ASCII: [0-9] must never match Arabic-Indic or other Unicode digits (peers.md, idutils).
-PREFIX_RE: Final = re.compile(r"10\.[0-9]+(?:\.[0-9]+)*/", re.ASCII)
-
-#: Unanchored pattern for the start of a DOI name, for reuse by scanners.
-DOI_PREFIX_PATTERN: Final = r"10\.[0-9]+(?:\.[0-9]+)*/"
+#: The DOI prefix as a pattern (directory indicator, registrant, subdivisions), unanchored.
+PREFIX_PATTERN: Final = r"10\.[0-9]+(?:\.[0-9]+)*"
+PREFIX_RE: Final = re.compile(PREFIX_PATTERN + "/", re.ASCII)
 
 # 004 ch. 2 and Handbook 2.2: "a DOI name consists of an ordered sequence of Unicode code
 # points of the Graphic type". Unicode 3.3 D31 / Table 2-3: Graphic = L, M, N, P, S, Zs.
