@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import subprocess
@@ -140,3 +141,37 @@ def test_python_dash_m() -> None:
         [sys.executable, "-m", "doikit", "--version"], capture_output=True, text=True, check=True
     )
     assert "doikit" in done.stdout
+
+
+def test_extract_files_gzip_stdin_unique_and_json(tmp_path: Path) -> None:
+    text = 'See doi:10.1000/182. <a href="https://doi.org/10.1000/ABC">x</a>\nagain 10.1000/abc\n'
+    plain = tmp_path / "refs.txt"
+    plain.write_text(text, encoding="utf-8")
+    packed = tmp_path / "refs.txt.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    assert run("extract", str(plain)).stdout == "10.1000/182\n10.1000/ABC\n10.1000/abc\n"
+    assert run("extract", "--unique", str(packed)).stdout == "10.1000/182\n10.1000/ABC\n"
+    assert run("extract", "--to", "url", stdin=text.encode()).stdout.splitlines()[0] == (
+        "https://doi.org/10.1000/182"
+    )
+    records = [
+        json.loads(line) for line in run("extract", "--json", str(plain)).stdout.splitlines()
+    ]
+    assert records[2] == {
+        "file": str(plain),
+        "line": 2,
+        "column": 7,
+        "span": [71, 82],
+        "text": "10.1000/abc",
+        "doi": "10.1000/abc",
+        "bare": "10.1000/abc",
+    }
+    assert text[records[2]["span"][0] : records[2]["span"][1]] == "10.1000/abc"
+
+
+def test_extract_undecodable_bytes_end_a_doi_and_missing_file_is_usage_error() -> None:
+    done = run("extract", stdin=b"x 10.1000/ab\xff\xfecd y\n")
+    assert (done.returncode, done.stdout) == (0, "10.1000/ab\n")
+    missing = run("extract", "/nonexistent/file.txt")
+    assert missing.returncode == 2
+    assert "Traceback" not in missing.stderr

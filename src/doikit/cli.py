@@ -8,18 +8,21 @@ A problem is one line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
 import sys
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
 import click
 
-from doikit import DOI, InvalidDOI, __version__
+from doikit import DOI, InvalidDOI, __version__, find_all
 from doikit._errors import _short
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 _FORMS: Final = ("bare", "url", "uri", "urn", "key")
 
@@ -217,6 +220,68 @@ def inspect(texts: tuple[str, ...], *, as_json: bool) -> None:
         return {"text": "\n".join(lines) + "\n"}
 
     sys.exit(_each(texts, as_json=as_json, handle=handle))
+
+
+def _lines(path: str) -> Iterator[str]:
+    """The lines of a file ('-' for stdin), decompressed when it starts with gzip's magic
+    bytes, decoded as UTF-8; undecodable bytes become lone surrogates, which end a DOI."""
+    opened = sys.stdin.buffer if path == "-" else Path(path).open("rb")  # noqa: SIM115
+    try:
+        raw: Iterable[bytes] = opened
+        if isinstance(opened, io.BufferedReader) and opened.peek(2)[:2] == b"\x1f\x8b":
+            raw = gzip.open(opened)  # noqa: SIM115 - the underlying file is closed below
+        for line in raw:
+            yield line.decode("utf-8", "surrogateescape")
+    finally:
+        if path != "-":
+            opened.close()
+
+
+@cli.command()
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option(
+    "--to",
+    "form",
+    type=click.Choice(["bare", "url", "uri"]),
+    default="bare",
+    show_default=True,
+    help="The presentation to write.",
+)
+@click.option("--unique", is_flag=True, help="Write each DOI once (by ASCII-folded key).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Write JSON Lines with file, line, column and span."
+)
+def extract(files: tuple[str, ...], form: str, *, unique: bool, as_json: bool) -> None:
+    """Find every DOI in FILES (text, HTML or .gz; '-' or none for stdin)."""
+    seen: set[str] = set()
+    for path in files or ("-",):
+        offset = 0
+        for number, line in enumerate(_lines(path), 1):
+            for found in find_all(line):
+                doi = found.doi
+                if unique:
+                    if doi.key in seen:
+                        continue
+                    seen.add(doi.key)
+                out = {"bare": str(doi), "url": doi.to_url(), "uri": doi.to_uri()}[form]
+                if as_json:
+                    click.echo(
+                        json.dumps(
+                            {
+                                "file": path,
+                                "line": number,
+                                "column": found.start + 1,
+                                "span": [offset + found.start, offset + found.end],
+                                "text": found.text,
+                                "doi": str(doi),
+                                form: out,
+                            },
+                            ensure_ascii=False,
+                        )
+                    )
+                else:
+                    click.echo(out)
+            offset += len(line)
 
 
 def main() -> None:
