@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import itertools
+import tracemalloc
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,3 +40,63 @@ def test_any_text_scans_without_error(text: str) -> None:
 def test_lists_of_dois_are_split(names: list[str], separator: str) -> None:
     text = "See " + separator.join(names) + "."
     assert [str(f.doi) for f in doikit.find_all(text)] == names
+
+
+PIECES = st.sampled_from(
+    [
+        "10.1000/182",
+        "doi:",
+        "https://doi.org/",
+        "urn:doi:10.123:456",
+        "10.1002/(SICI)1-2<3::A>4.0.CO;2-#",
+        " ",
+        ".",
+        ",",
+        ";",
+        "(",
+        ")",
+        "<",
+        ">",
+        "<a>",
+        "</a>",
+        '"',
+        "%2F",
+        "%3C",
+        "10.",
+        "10.1",
+        "/",
+        "x",
+        "\n",
+        "é",
+        "?doi=",
+        "&amp;",
+    ]
+)
+
+
+@given(st.lists(PIECES).map("".join), st.lists(st.integers(0, 60), max_size=8))
+def test_streaming_any_chunking_equals_whole_text(text: str, cuts: list[int]) -> None:
+    points = sorted({min(cut, len(text)) for cut in cuts} | {0, len(text)})
+    chunks = [text[a:b] for a, b in itertools.pairwise(points)]
+    assert list(doikit.find_all(chunks)) == list(doikit.find_all(text))
+
+
+def test_file_object_and_one_character_chunks() -> None:
+    text = "A (doi:10.1000/182), then https://doi.org/10.1002/x%3Cy%3Ez. End 10.5061/dryad.1"
+    whole = list(doikit.find_all(text))
+    assert [str(f.doi) for f in whole] == ["10.1000/182", "10.1002/x<y>z", "10.5061/dryad.1"]
+    assert list(doikit.find_all(io.StringIO(text))) == whole
+    assert list(doikit.find_all(iter(text))) == whole
+
+
+def test_stream_memory_stays_bounded() -> None:
+    line = "Some prose (doi:10.1000/%d) and more words around it, as references have. "
+    chunks = (line % n * 130 for n in range(600))  # about 6 MB, 78k DOIs, lazily
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in doikit.find_all(chunks))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 600 * 130
+    assert peak < 1_000_000, peak

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, cast
 
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
 from doikit._syntax import PREFIX_PATTERN, PercentError, percent_decode
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 
 class Found(NamedTuple):
@@ -72,8 +72,16 @@ _NEXT_DOI: Final = re.compile(
 )
 
 
-def find_all(text: str) -> Iterator[Found]:
-    """Every DOI name in *text*, in order of appearance.
+class _Readable(Protocol):
+    def read(self, size: int, /) -> str: ...
+
+
+def find_all(source: str | _Readable | Iterable[str]) -> Iterator[Found]:
+    """Every DOI name in *source*, in order of appearance.
+
+    *source* is a ``str``, a text file object, or an iterable of ``str`` chunks; files and
+    chunks are read in constant memory, and a DOI split across two chunks is still found
+    whole. Offsets count from the start of the whole stream.
 
     >>> text = "Refs: 10.1000/182, 10.1038/nature12373; 10.1093/nar/27.2.573."
     >>> [str(found.doi) for found in find_all(text)]
@@ -83,12 +91,55 @@ def find_all(text: str) -> Iterator[Found]:
     DOI('10.1002/(SICI)1097-4258(199906)14:2<123::AID-XYZ>3.0.CO;2-1')
     >>> found.start, found.end
     (21, 84)
+    >>> [(str(f.doi), f.start) for f in find_all(["see 10.10", "00/18", "2 and 10.1/x"])]
+    [('10.1000/182', 4), ('10.1/x', 20)]
     """
-    position = 0
+    if isinstance(source, str):
+        yield from _scan(source, 0, None)
+        return
+    read = getattr(source, "read", None)
+    if callable(read):
+        yield from _stream(iter(lambda: read(_CHUNK), ""))
+        return
+    yield from _stream(cast("Iterable[str]", source))
+
+
+_CHUNK: Final = 1 << 16
+# What a streaming scan keeps between chunks besides an unfinished DOI: enough for a start
+# split across chunks ('urn:doi:10.<registrant>') and for the URL look-back.
+_TAIL: Final = 256
+# An unfinished DOI longer than this is taken to end at the chunk boundary, so that text
+# with no whitespace at all cannot make the scan hold unbounded memory.
+_MAX_CARRY: Final = 1 << 20
+
+
+def _stream(chunks: Iterable[str]) -> Iterator[Found]:
+    buffer = ""
+    base = 0  # the stream offset of buffer[0]
+    scan_from = 0
+    for chunk in chunks:
+        buffer += chunk
+        resume: list[int] = []  # _scan sets where the next scan must start
+        final = len(buffer) - scan_from > _MAX_CARRY
+        for found in _scan(buffer, scan_from, None if final else resume):
+            yield found._replace(start=base + found.start, end=base + found.end)
+        next_scan = resume[0] if resume else len(buffer)
+        keep = max(0, next_scan - _LOOKBACK)
+        buffer = buffer[keep:]
+        base += keep
+        scan_from = next_scan - keep
+    for found in _scan(buffer, scan_from, None):
+        yield found._replace(start=base + found.start, end=base + found.end)
+
+
+def _scan(text: str, position: int, resume: list[int] | None) -> Iterator[Found]:
+    """The DOIs in *text* from *position* on. With a *resume* list the text is a chunk of a
+    stream: a DOI that reaches the end of the text may go on in the next chunk, so the scan
+    stops before it and puts in *resume* where the next scan must start."""
     while True:
         start_match = _START.search(text, position)
         if start_match is None:
-            return
+            break
         start = start_match.start()
         position = start_match.end()
         urn = start >= 8 and text[start - 8 : start].lower() == _URN
@@ -100,10 +151,16 @@ def find_all(text: str) -> Iterator[Found]:
             continue
         in_url = _in_url(text, start)
         end = _grow(text, position, in_url=in_url)
+        if resume is not None and end == len(text):
+            resume.append(start)
+            return
         found = _make(text, start, end, urn=urn, in_url=in_url)
         if found is not None:
             yield found
             position = found.end
+    if resume is not None:
+        # A start may be split at the end of the chunk ('…10.10' + '00/182').
+        resume.append(max(position, len(text) - _TAIL))
 
 
 def _in_url(text: str, start: int) -> bool:
