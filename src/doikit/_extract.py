@@ -193,12 +193,44 @@ _RUN_URL: Final = re.compile(r"[^\s\"?#&']*").match
 _DECIDING: Final = re.compile(r"[()\[\]{}<>,;]")
 
 
-def _grow(text: str, index: int, *, in_url: bool) -> int:
-    """The end of the DOI whose suffix starts at *index*."""
+# A line break as PDF-to-text leaves it, and what may not begin the line after a joined
+# break: a closer or quote, or the start of another DOI or presentation.
+_LINE_BREAK: Final = re.compile(r"[ \t]*\r?\n[ \t]*")
+_NOT_A_CONTINUATION: Final = re.compile(
+    r"[)\]}>\"'\s]|10\.|doi:|urn:|info:|hdl:|https?:", re.IGNORECASE | re.ASCII
+)
+
+
+def _run_end(text: str, index: int, *, in_url: bool) -> int:
+    """The end of the longest run from *index* that could belong to a DOI."""
     run = (_RUN_URL if in_url else _RUN_TEXT)(text, index)
     end = run.end() if run is not None else index  # the patterns match even ""
     if not text[index:end].isprintable():
         end = next(i for i in range(index, end) if not text[i].isprintable())
+    return end
+
+
+def _grow(text: str, index: int, *, in_url: bool) -> int:
+    """The end of the DOI whose suffix starts at *index*.
+
+    A DOI broken across a line end is rejoined only where that is unambiguous: the line
+    ends in '/' or '-' and the next line goes on with a character that can continue a DOI
+    (not a closer, quote, new DOI or presentation); or the line ends in '.' and the next
+    line starts with a digit. A break mid-token is never joined.
+    """
+    end = _run_end(text, index, in_url=in_url)
+    while end > index and text[end - 1] in "/-.":
+        line_break = _LINE_BREAK.match(text, end)
+        if line_break is None:
+            break
+        following = line_break.end()
+        if following == len(text):
+            return following  # the next line is not here yet (a stream's chunk ends)
+        if _NOT_A_CONTINUATION.match(text, following) or (
+            text[end - 1] == "." and not "0" <= text[following] <= "9"
+        ):
+            break
+        end = _run_end(text, following, in_url=in_url)
     depth: list[str] = []
     for deciding in _DECIDING.finditer(text, index, end):
         char = deciding.group()
@@ -218,7 +250,7 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
 
 def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found | None:
     """Trim the candidate ``text[start:end]`` and read it as a DOI, or None."""
-    while end > start and text[end - 1] in _TRAILING:
+    while end > start and (text[end - 1] in _TRAILING or text[end - 1].isspace()):
         end -= 1
     raw = text[start:end]
     if in_url:
@@ -226,7 +258,7 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         if tail is not None:
             end -= len(raw) - tail.start()
             raw = raw[: tail.start()]
-    name = raw
+    name = _LINE_BREAK.sub("", raw) if "\n" in raw else raw
     if "&" in name and ";" in name:
         name = html.unescape(name)
     try:
