@@ -70,6 +70,10 @@ PIECES = st.sampled_from(
         "é",
         "?doi=",
         "&amp;",
+        "-",
+        " \n ",
+        "\r\n",
+        "2",
     ]
 )
 
