@@ -175,3 +175,15 @@ def test_extract_undecodable_bytes_end_a_doi_and_missing_file_is_usage_error() -
     missing = run("extract", "/nonexistent/file.txt")
     assert missing.returncode == 2
     assert "Traceback" not in missing.stderr
+
+
+def test_extract_rejoins_a_doi_broken_across_lines() -> None:
+    done = run(
+        "extract", "--json", stdin=b"Springer 10.1007/978-3-642-\n21311-3_5 here\nand 10.1000/x\n"
+    )
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["doi"], r["line"], r["column"]) for r in records] == [
+        ("10.1007/978-3-642-21311-3_5", 1, 10),
+        ("10.1000/x", 3, 5),
+    ]
+    assert records[0]["text"] == "10.1007/978-3-642-\n21311-3_5"

@@ -8,6 +8,8 @@ A problem is one line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import bisect
+import collections
 import gzip
 import io
 import json
@@ -255,33 +257,60 @@ def extract(files: tuple[str, ...], form: str, *, unique: bool, as_json: bool) -
     """Find every DOI in FILES (text, HTML or .gz; '-' or none for stdin)."""
     seen: set[str] = set()
     for path in files or ("-",):
-        offset = 0
-        for number, line in enumerate(_lines(path), 1):
-            for found in find_all(line):
-                doi = found.doi
-                if unique:
-                    if doi.key in seen:
-                        continue
-                    seen.add(doi.key)
-                out = {"bare": str(doi), "url": doi.to_url(), "uri": doi.to_uri()}[form]
-                if as_json:
-                    click.echo(
-                        json.dumps(
-                            {
-                                "file": path,
-                                "line": number,
-                                "column": found.start + 1,
-                                "span": [offset + found.start, offset + found.end],
-                                "text": found.text,
-                                "doi": str(doi),
-                                form: out,
-                            },
-                            ensure_ascii=False,
-                        )
+        lines = _LineIndex(_lines(path))
+        for found in find_all(lines):
+            doi = found.doi
+            if unique:
+                if doi.key in seen:
+                    continue
+                seen.add(doi.key)
+            out = {"bare": str(doi), "url": doi.to_url(), "uri": doi.to_uri()}[form]
+            if as_json:
+                number, column = lines.locate(found.start)
+                click.echo(
+                    json.dumps(
+                        {
+                            "file": path,
+                            "line": number,
+                            "column": column,
+                            "span": [found.start, found.end],
+                            "text": found.text,
+                            "doi": str(doi),
+                            form: out,
+                        },
+                        ensure_ascii=False,
                     )
-                else:
-                    click.echo(out)
+                )
+            else:
+                click.echo(out)
+
+
+class _LineIndex:
+    """The lines of a text as stream chunks, remembering where recent lines start so that
+    a stream offset can be turned into a line and column. Only lines within reach of the
+    scanner's carry-over are kept, so memory stays bounded."""
+
+    _REACH = 4 << 20  # more than find_all's largest carry-over plus its look-back
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = lines
+        self._starts: collections.deque[tuple[int, int]] = collections.deque()
+
+    def __iter__(self) -> Iterator[str]:
+        offset = 0
+        for number, line in enumerate(self._lines, 1):
+            self._starts.append((offset, number))
+            while self._starts[0][0] < offset - self._REACH:
+                self._starts.popleft()
+            yield line
             offset += len(line)
+
+    def locate(self, offset: int) -> tuple[int, int]:
+        """The 1-based line and column of a stream *offset*."""
+        starts = self._starts
+        index = bisect.bisect_right(starts, (offset, sys.maxsize)) - 1
+        start, number = starts[max(index, 0)]
+        return number, offset - start + 1
 
 
 def main() -> None:
