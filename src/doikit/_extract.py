@@ -91,8 +91,8 @@ def find_all(source: str | _Readable | Iterable[str]) -> Iterator[Found]:
     DOI('10.1002/(SICI)1097-4258(199906)14:2<123::AID-XYZ>3.0.CO;2-1')
     >>> found.start, found.end
     (21, 84)
-    >>> [(str(f.doi), f.start) for f in find_all(["see 10.10", "00/18", "2 and 10.1/x"])]
-    [('10.1000/182', 4), ('10.1/x', 20)]
+    >>> [(str(f.doi), f.start) for f in find_all(["see 10.10", "00/18", "2 and doi:10.1/x"])]
+    [('10.1000/182', 4), ('10.1/x', 24)]
     """
     if isinstance(source, str):
         yield from _scan(source, 0, None)
@@ -150,6 +150,8 @@ def _scan(text: str, position: int, resume: list[int] | None) -> Iterator[Found]
         if start > 0 and text[start - 1] in _GLUED:
             continue
         in_url = _in_url(text, start)
+        if not (urn or in_url) and _looks_like_a_number(text, start, start_match.group()):
+            continue
         end = _grow(text, position, in_url=in_url)
         if resume is not None and end == len(text):
             resume.append(start)
@@ -161,6 +163,21 @@ def _scan(text: str, position: int, resume: list[int] | None) -> Iterator[Found]
     if resume is not None:
         # A start may be split at the end of the chunk ('…10.10' + '00/182').
         resume.append(max(position, len(text) - _TAIL))
+
+
+# Bare look-alikes: a prefix shaped like an IPv4 address (10.0.0.1/24), or a registrant
+# code of fewer than 4 digits in all (a ratio like 10.5/20). Behind a DOI marker (doi:,
+# BibTeX's doi = {, RIS's DO  - ) they are still DOIs.
+_IPV4_PREFIX: Final = re.compile(r"10\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\D", re.ASCII)
+_MARKER: Final = re.compile(r"(?:doi[\s:={(\"'\[]{0,5}|DO  - )\Z", re.IGNORECASE | re.ASCII)
+
+
+def _looks_like_a_number(text: str, start: int, prefix: str) -> bool:
+    """Whether a bare start without a DOI marker is more likely a number than a DOI."""
+    digits = sum(char.isdigit() for char in prefix[3:])
+    if digits >= 4 and not _IPV4_PREFIX.match(prefix):
+        return False
+    return _MARKER.search(text, max(0, start - 12), start) is None
 
 
 def _in_url(text: str, start: int) -> bool:
