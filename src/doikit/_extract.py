@@ -174,7 +174,9 @@ _MARKER: Final = re.compile(r"(?:doi[\s:={(\"'\[]{0,5}|DO  - )\Z", re.IGNORECASE
 
 def _looks_like_a_number(text: str, start: int, prefix: str) -> bool:
     """Whether a bare start without a DOI marker is more likely a number than a DOI."""
-    digits = sum(char.isdigit() for char in prefix[3:])
+    # prefix is '10.' + digits and dots + a separator ('/', ':' or '%2F').
+    separator = 3 if prefix[-1] in "Ff" else 1
+    digits = len(prefix) - 3 - prefix.count(".", 3) - separator
     if digits >= 4 and not _IPV4_PREFIX.match(prefix):
         return False
     return _MARKER.search(text, max(0, start - 12), start) is None
@@ -236,7 +238,8 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
     line starts with a digit. A break mid-token is never joined.
     """
     end = _run_end(text, index, in_url=in_url)
-    while end > index and text[end - 1] in "/-.":
+    # text[index - 1] is the prefix's '/', so a break right after the prefix joins too.
+    while text[end - 1] in "/-.":
         line_break = _LINE_BREAK.match(text, end)
         if line_break is None:
             break

@@ -1,0 +1,129 @@
+"""Speed of doikit.find_all against a bare re.finditer scan, in the same run.
+
+    python benchmarks/bench_extract.py [--mb 50] [--rounds 3] [--stream-gb 0]
+
+Text: English-like prose with about one DOI per 300 bytes (sentences around DOIs of every
+shape in make_extract_corpus.NAMES, written bare, as doi: and as URLs), from a fixed seed.
+The baseline is ``re.finditer`` with Crossref's recommended pattern, which only matches: it
+validates, decodes and balances nothing. Rounds interleave the two; the figure is the median
+ratio. ``--stream-gb N`` also writes an N GB file to a temporary directory and streams it
+through ``find_all(open(...))``, reporting throughput and peak memory (max RSS).
+Target (issue 3): >= 0.3x of the baseline, kept in stream mode on 1 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import doikit
+from doikit import DOI
+from make_extract_corpus import NAMES
+
+CROSSREF = re.compile(r"10.\d{4,9}/[-._;()/:A-Z0-9]+", re.IGNORECASE)
+WORDS = [
+    "the",
+    "results",
+    "of",
+    "this",
+    "study",
+    "show",
+    "that",
+    "temperature",
+    "affects",
+    "growth",
+    "rates",
+    "in",
+    "several",
+    "species",
+    "and",
+    "that",
+    "further",
+    "work",
+    "is",
+    "needed",
+    "to",
+    "confirm",
+    "these",
+    "findings",
+    "across",
+    "regions",
+]
+
+
+def make_text(megabytes: float, seed: int = 300) -> str:
+    """Prose with a DOI about every 300 bytes."""
+    rng = random.Random(seed)
+    parts: list[str] = []
+    size = 0
+    while size < megabytes * 1e6:
+        sentence = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(35, 45)))
+        name = rng.choice(NAMES)
+        form = rng.random()
+        if form < 0.4:
+            cited = f"(doi:{name})"
+        elif form < 0.7:
+            cited = DOI(name).to_url()
+        else:
+            cited = name
+        piece = f"{sentence.capitalize()} {cited}. "
+        parts.append(piece)
+        size += len(piece.encode())
+    return "".join(parts)
+
+
+def main() -> None:
+    """Print the ratio, and the stream figures with --stream-gb."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=float, default=50)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--stream-gb", type=float, default=0)
+    args = parser.parse_args()
+    text = make_text(args.mb)
+    found = baseline = 0
+    ratios = []
+    for _ in range(args.rounds):
+        start = time.perf_counter()
+        baseline = sum(1 for _ in CROSSREF.finditer(text))
+        scan = time.perf_counter() - start
+        start = time.perf_counter()
+        found = sum(1 for _ in doikit.find_all(text))
+        ours = time.perf_counter() - start
+        ratios.append(scan / ours)
+        print(
+            f"  round: finditer {len(text) / scan / 1e6:,.0f} MB/s, "
+            f"find_all {len(text) / ours / 1e6:,.1f} MB/s"
+        )
+    print(
+        f"{len(text) / 1e6:.0f} MB, {found:,} DOIs found ({baseline:,} finditer matches); "
+        f"find_all = x{statistics.median(ratios):.3f} of finditer "
+        f"(rounds {min(ratios):.3f}-{max(ratios):.3f})"
+    )
+    if args.stream_gb:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "prose.txt"
+            block = make_text(64)
+            with path.open("w", encoding="utf-8") as out:
+                for _ in range(max(1, round(args.stream_gb * 1e9 / len(block)))):
+                    out.write(block)
+            size = path.stat().st_size
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            start = time.perf_counter()
+            with path.open(encoding="utf-8") as stream:
+                count = sum(1 for _ in doikit.find_all(stream))
+            seconds = time.perf_counter() - start
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            print(
+                f"stream: {size / 1e9:.2f} GB, {count:,} DOIs, {size / seconds / 1e6:.1f} MB/s, "
+                f"max RSS {peak / 1024:.0f} MB (before the stream: {before / 1024:.0f} MB)"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""Precision and recall of DOI extraction on the labeled corpus, for doikit and its peers.
+
+    python benchmarks/extract_quality.py [--misses]
+
+Corpus: tests/corpus/extract_corpus.jsonl (made by make_extract_corpus.py). A prediction is
+right when it equals a label under ASCII case folding (how DOIs compare; the peers that
+lower-case are not penalized for it), counted per occurrence. Peers are scored when they
+import: Crossref's recommended pattern (always), python-doi's find_doi_in_text (first
+match only, by design), refextract's identify_and_tag_DOI. Install the optional peers with
+``pip install python-doi refextract``. Targets for doikit (issue 3): precision >= 0.99,
+recall >= 0.98.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import doikit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+CORPUS: Final = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "extract_corpus.jsonl"
+# Crossref's recommended pattern ("DOIs and matching regular expressions", 2015), as published.
+CROSSREF: Final = re.compile(r"10.\d{4,9}/[-._;()/:A-Z0-9]+", re.IGNORECASE)
+
+
+def load() -> list[dict[str, Any]]:
+    """The corpus rows."""
+    with CORPUS.open(encoding="utf-8") as rows:
+        return [json.loads(row) for row in rows]
+
+
+def doikit_extract(text: str) -> list[str]:
+    """The answer of doikit.find_all."""
+    return [str(found.doi) for found in doikit.find_all(text)]
+
+
+def crossref_extract(text: str) -> list[str]:
+    """Crossref's recommended pattern, scanning."""
+    return [match.group() for match in CROSSREF.finditer(text)]
+
+
+def _peers() -> dict[str, Callable[[str], list[str]]]:
+    peers: dict[str, Callable[[str], list[str]]] = {"crossref pattern": crossref_extract}
+    try:
+        python_doi = importlib.import_module("doi")
+
+        def first(text: str) -> list[str]:
+            found = python_doi.find_doi_in_text(text)
+            return [found] if found else []
+
+        peers["python-doi"] = first
+    except ImportError:
+        print("python-doi is not installed: not scored")
+    try:
+        tag = importlib.import_module("refextract.references.tag")
+        peers["refextract"] = lambda text: list(tag.identify_and_tag_DOI(text)[1])
+    except ImportError:
+        print("refextract is not installed: not scored")
+    return peers
+
+
+def fold(name: str) -> str:
+    """ASCII-only case folding, the DOI equivalence."""
+    return name.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+
+
+def score(
+    rows: list[dict[str, Any]], extract: Callable[[str], list[str]]
+) -> tuple[float, float, list[tuple[str, list[str], list[str]]]]:
+    """Precision, recall, and the rows where *extract* differs from the label."""
+    true_positives = predicted = gold = 0
+    misses = []
+    for row in rows:
+        try:
+            answer = extract(row["text"])
+        except Exception:  # noqa: BLE001 - a peer that crashes scores nothing on the row
+            answer = []
+        expected = collections.Counter(fold(name) for name in row["dois"])
+        got = collections.Counter(fold(name) for name in answer)
+        true_positives += sum((expected & got).values())
+        predicted += sum(got.values())
+        gold += sum(expected.values())
+        if expected != got:
+            misses.append((row["id"], row["dois"], answer))
+    precision = true_positives / predicted if predicted else 1.0
+    recall = true_positives / gold if gold else 1.0
+    return precision, recall, misses
+
+
+def main() -> None:
+    """Print the table (and, with --misses, doikit's misses)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--misses", action="store_true", help="list doikit's wrong rows")
+    args = parser.parse_args()
+    rows = load()
+    candidates = {"doikit": doikit_extract, **_peers()}
+    gold = sum(len(row["dois"]) for row in rows)
+    print(f"{len(rows)} snippets, {gold} DOIs")
+    print(f"{'extractor':18} {'precision':>9} {'recall':>7} {'F1':>6} {'rows right':>11}")
+    for name, extract in candidates.items():
+        precision, recall, misses = score(rows, extract)
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        right = len(rows) - len(misses)
+        print(f"{name:18} {precision:>9.3f} {recall:>7.3f} {f1:>6.3f} {right:>6}/{len(rows)}")
+        if args.misses and name == "doikit":
+            for row_id, expected, got in misses:
+                print(f"  {row_id}: expected {expected}, got {got}")
+
+
+if __name__ == "__main__":
+    main()
