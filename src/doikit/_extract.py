@@ -196,13 +196,13 @@ def _in_url(text: str, start: int) -> bool:
     )
 
 
-def find(text: str) -> Found | None:
-    """The first DOI name in *text*, or None.
+def find(source: str | _Readable | Iterable[str]) -> Found | None:
+    """The first DOI name in *source* (as for :func:`find_all`), or None.
 
     >>> find("no DOI here") is None
     True
     """
-    return next(find_all(text), None)
+    return next(find_all(source), None)
 
 
 # The longest run that could be a DOI (C speed); within it, only the characters that
