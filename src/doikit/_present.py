@@ -68,7 +68,7 @@ _QUERY_OR_FRAGMENT: Final = re.compile(r"[?#]")
 class _NameError(Exception):
     """A validation failure at ``index`` of the name (mapped to the input by the caller)."""
 
-    def __init__(self, code: str, index: int | None, detail: str) -> None:
+    def __init__(self, code: str, index: int, detail: str) -> None:
         super().__init__(detail)
         self.code = code
         self.index = index
@@ -238,7 +238,7 @@ def _parse_slow(text: str) -> str:
             check_name(stripped)
         except _NameError as exc:
             lead = len(text) - len(text.lstrip())
-            raise _invalid(text, exc, None if exc.index is None else lead + exc.index) from None
+            raise _invalid(text, exc, lead + exc.index) from None
         return stripped
     form = _FORM.match(stripped)
     if form is None:
@@ -286,9 +286,7 @@ def _parse_slow(text: str) -> str:
                 "a doi.org/<code> URL is a shortDOI alias, not a DOI name; "
                 "expand it through a resolver first",
             )
-        position = None
-        if exc.index is not None:
-            position = _lead(text) + start + decoded_index(raw, skip + exc.index)
+        position = _lead(text) + start + decoded_index(raw, skip + exc.index)
         raise _invalid(text, exc, position) from None
     return name
 
