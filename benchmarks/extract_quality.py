@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import doikit
 
+# The DOI equivalence (ASCII-only folding) on plain strings: peers may return non-DOIs.
+from doikit._syntax import fold
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -65,11 +68,6 @@ def _peers() -> dict[str, Callable[[str], list[str]]]:
     except ImportError:
         print("refextract is not installed: not scored")
     return peers
-
-
-def fold(name: str) -> str:
-    """ASCII-only case folding, the DOI equivalence."""
-    return name.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 def score(

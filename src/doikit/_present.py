@@ -306,7 +306,7 @@ def _lead(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
-def _invalid(text: str, exc: _NameError, position: int | None) -> InvalidDOI:
+def _invalid(text: str, exc: _NameError, position: int) -> InvalidDOI:
     return InvalidDOI(text, exc.code, position, exc.detail)
 
 
