@@ -20,6 +20,8 @@ from typing import Final
 #: The DOI prefix as a pattern (directory indicator, registrant, subdivisions), unanchored.
 PREFIX_PATTERN: Final = r"10\.[0-9]+(?:\.[0-9]+)*"
 PREFIX_RE: Final = re.compile(PREFIX_PATTERN + "/", re.ASCII)
+#: A whole DOI prefix and nothing else (``10.1000``, ``10.1000.10``).
+PREFIX_ONLY_RE: Final = re.compile(PREFIX_PATTERN, re.ASCII)
 
 # 004 ch. 2 and Handbook 2.2: "a DOI name consists of an ordered sequence of Unicode code
 # points of the Graphic type". Unicode 3.3 D31 / Table 2-3: Graphic = L, M, N, P, S, Zs.

@@ -26,6 +26,8 @@ from doikit._errors import _short
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
+    from click._termui_impl import ProgressBar
+
 _FORMS: Final = ("bare", "url", "uri", "urn", "key")
 
 
@@ -311,6 +313,140 @@ class _LineIndex:
         index = bisect.bisect_right(starts, (offset, sys.maxsize)) - 1
         start, number = starts[max(index, 0)]
         return number, offset - start + 1
+
+
+# --- the directory: serve, token, deposit (extra "server") ---------------------------
+
+
+def _server_extra() -> None:
+    try:
+        import starlette  # noqa: F401, PLC0415
+        import uvicorn  # noqa: F401, PLC0415
+    except ImportError:
+        raise click.UsageError(
+            "this command needs the server extra: pip install 'doikit[server]'"
+        ) from None
+
+
+@cli.command()
+@click.option(
+    "--store",
+    metavar="STORE",
+    help="sqlite:///PATH or postgresql://… (default: a file in the user data directory)",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="The port to listen on.")
+@click.option(
+    "--workers", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."
+)
+@click.option("--demo", is_flag=True, help="Load the demo records (the seeds' example DOIs).")
+@click.option(
+    "--ra", "ra_name", default="doikit", show_default=True, help="The RA name Which RA answers."
+)
+def serve(
+    store: str | None, host: str, port: int, workers: int, *, demo: bool, ra_name: str
+) -> None:
+    """Run the DOI directory and resolver (doi.org-compatible)."""
+    _server_extra()
+    from doikit.server._run import run  # noqa: PLC0415
+
+    run(store=store, host=host, port=port, workers=workers, demo=demo, ra_name=ra_name)
+
+
+@cli.group()
+def token() -> None:
+    """Manage the bearer tokens that may write to a store."""
+
+
+@token.command("create")
+@click.option(
+    "--store", metavar="STORE", help="sqlite:///PATH or postgresql://… (default: as serve)"
+)
+@click.option(
+    "--prefix",
+    "prefixes",
+    multiple=True,
+    required=True,
+    help="A DOI prefix the token may write (repeatable).",
+)
+def token_create(store: str | None, prefixes: tuple[str, ...]) -> None:
+    """Create a token for PREFIXes and print it (alone, on stdout); only its hash is kept."""
+    _server_extra()
+    from doikit._syntax import PREFIX_ONLY_RE  # noqa: PLC0415
+    from doikit.server._run import create_token  # noqa: PLC0415
+
+    for prefix in prefixes:
+        if not PREFIX_ONLY_RE.fullmatch(prefix):
+            raise click.BadParameter(
+                f"{prefix!r} is not a DOI prefix like 10.5555", param_hint="--prefix"
+            )
+    click.echo(create_token(store, prefixes))
+
+
+@cli.command("deposit")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--server", required=True, metavar="URL", help="The doikit serve to deposit to.")
+@click.option(
+    "--token",
+    "token_",
+    required=True,
+    envvar="DOIKIT_TOKEN",
+    help="A token for the prefixes (or $DOIKIT_TOKEN).",
+)
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["auto", "jsonl", "csv"]),
+    default="auto",
+    show_default=True,
+    help="auto: by the extension, else by the first line.",
+)
+def deposit_command(file: str, server: str, token_: str, form: str) -> None:
+    """Deposit FILE (JSON Lines or CSV doi,url) in transactional chunks.
+
+    Exit 0 when every line went in, 1 when some were rejected (each reported with its line
+    number), 2 on a usage or connection error.
+    """
+    from doikit.server._deposit import DepositError, deposit  # noqa: PLC0415
+
+    stream = click.open_file(file, "r", encoding="utf-8", errors="surrogateescape")
+    first = ""
+    is_csv = form == "csv" or (form == "auto" and file.lower().endswith(".csv"))
+    lines: Iterable[str] = stream
+    if form == "auto" and not is_csv and not file.lower().endswith((".jsonl", ".ndjson", ".json")):
+        first = stream.readline()
+        is_csv = not first.lstrip().startswith("{")
+        lines = _chain_first(first, stream)
+    total = Path(file).stat().st_size if file != "-" and sys.stderr.isatty() else 0
+    bar = click.progressbar(length=total, label="depositing", file=sys.stderr) if total else None
+    if bar is not None:
+        lines = _counted(lines, bar)
+    try:
+        report = deposit(lines, is_csv=is_csv, server=server, token=token_)
+    except DepositError as exc:
+        click.echo(f"doikit: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if bar is not None:
+            bar.render_finish()
+        stream.close()
+    for rejection in report.rejected:
+        click.echo(f"doikit: line {rejection.line}: {rejection.reason}", err=True)
+    click.echo(f"deposited {report.accepted}, rejected {len(report.rejected)}", err=True)
+    sys.exit(1 if report.rejected else 0)
+
+
+def _chain_first(first: str, rest: Iterable[str]) -> Iterator[str]:
+    if first:
+        yield first
+    yield from rest
+
+
+def _counted(lines: Iterable[str], bar: ProgressBar[int]) -> Iterator[str]:
+    """The lines, moving the progress *bar* by their size (bytes, for UTF-8 text)."""
+    for line in lines:
+        bar.update(len(line) if line.isascii() else len(line.encode("utf-8", "replace")))
+        yield line
 
 
 def main() -> None:

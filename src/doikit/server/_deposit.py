@@ -1,0 +1,197 @@
+"""``doikit deposit``: stream a file of records to a ``doikit serve`` in transactional chunks.
+
+Input is JSON Lines (``{"doi":…,"url":…}`` or ``{"doi":…,"values":[…]}``) or CSV
+(``doi,url``, an optional header row). Each DOI follows seed 003's rule for batch input:
+characters raw or percent-encoded, and ``%`` always starts an escape, so a lone ``%`` is an
+error. Standard library only (``http.client``), so depositing needs no extra.
+"""
+
+from __future__ import annotations
+
+import csv
+import http.client
+import json
+import ssl
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+from urllib.parse import urlsplit
+
+from doikit._doi import DOI
+from doikit._errors import InvalidDOI
+from doikit._syntax import PercentError, percent_decode
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
+#: Records per request; each request is one transaction on the server.
+CHUNK: Final = 10_000
+# Stands in for a line that is not UTF-8; a NUL cannot start a real line of either format.
+_NOT_UTF8: Final = "\x00not-utf8:"
+
+
+class DepositError(Exception):
+    """The whole deposit cannot go on: the server is unreachable or refuses the token."""
+
+
+@dataclass
+class Rejection:
+    """A line that was not deposited, and why."""
+
+    line: int
+    reason: str
+
+
+@dataclass
+class Report:
+    """What a deposit did."""
+
+    accepted: int = 0
+    rejected: list[Rejection] = field(default_factory=list)
+
+
+def _name(text: object) -> str:
+    """The DOI name of one batch field (seed 003), or raise ValueError saying why not."""
+    if not isinstance(text, str):
+        raise ValueError("'doi' must be a string")  # noqa: TRY004 - one error type per line
+    try:
+        name = percent_decode(text.strip())
+    except PercentError as exc:
+        raise ValueError(f"DOI {text!r} at position {exc.index}: {exc.detail}") from None
+    try:
+        doi = DOI(name)
+    except InvalidDOI as exc:
+        raise ValueError(str(exc)) from None
+    if str(doi) != name:
+        raise ValueError(f"give the bare DOI name {str(doi)!r}, not {text!r}")
+    return name
+
+
+def parse_lines(
+    lines: Iterable[str], *, is_csv: bool
+) -> Iterator[tuple[int, dict[str, object] | str]]:
+    """(line number, record to send) or (line number, reason it is refused), in order."""
+    if is_csv:
+        reader = csv.reader(lines)
+        for row in reader:
+            number = reader.line_num
+            if not row or not "".join(row).strip():
+                continue
+            if row[0].startswith(_NOT_UTF8):
+                yield number, f"not UTF-8 at character {row[0][len(_NOT_UTF8) :]}"
+                continue
+            if number == 1 and row[0].strip().lower() == "doi":
+                continue
+            if len(row) != 2:
+                yield number, f"expected 2 fields (doi,url), found {len(row)}"
+                continue
+            try:
+                yield number, {"doi": _name(row[0]), "url": row[1].strip(), "line": number}
+            except ValueError as exc:
+                yield number, str(exc)
+        return
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if line.startswith(_NOT_UTF8):
+            yield number, f"not UTF-8 at character {line[len(_NOT_UTF8) :].strip()}"
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield number, f"not JSON: {exc.msg} at column {exc.colno}"
+            continue
+        if not isinstance(obj, dict):
+            yield number, "each line must be a JSON object"
+            continue
+        try:
+            obj["doi"] = _name(obj.get("doi"))
+        except ValueError as exc:
+            yield number, str(exc)
+            continue
+        obj["line"] = number
+        yield number, obj
+
+
+class _Connection:
+    def __init__(self, server: str, token: str, timeout: float) -> None:
+        parts = urlsplit(server)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise DepositError(f"--server must be an http(s) URL, not {server!r}")
+        self.base = parts.path.rstrip("/")
+        self.headers = {
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/x-ndjson",
+        }
+        if parts.scheme == "https":
+            self.conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()
+            )
+        else:
+            self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+
+    def send(self, body: bytes) -> dict[str, object]:
+        try:
+            self.conn.request("POST", self.base + "/api/deposit", body, self.headers)
+            response = self.conn.getresponse()
+            data = response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            raise DepositError(f"cannot reach the server: {exc}") from None
+        try:
+            reply = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            raise DepositError(f"the server answered {response.status} without JSON") from None
+        if response.status != 200 or not isinstance(reply, dict):
+            message = reply.get("message", "") if isinstance(reply, dict) else ""
+            raise DepositError(f"the server refused the deposit ({response.status}): {message}")
+        return reply
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def deposit(
+    lines: Iterable[str],
+    *,
+    is_csv: bool,
+    server: str,
+    token: str,
+    timeout: float = 120.0,
+    chunk: int = CHUNK,
+    on_line: Callable[[int], None] | None = None,
+) -> Report:
+    """Deposit every good line; report the others. Chunks already sent stay committed.
+
+    :raises DepositError: when the server cannot be reached or refuses the token.
+    """
+    report = Report()
+    connection = _Connection(server, token, timeout)
+    batch: list[bytes] = []
+
+    def flush() -> None:
+        if not batch:
+            return
+        reply = connection.send(b"\n".join(batch))
+        accepted = reply.get("accepted", 0)
+        report.accepted += accepted if isinstance(accepted, int) else 0
+        rejected = reply.get("rejected", [])
+        for item in rejected if isinstance(rejected, list) else []:
+            line = item.get("line", 0) if isinstance(item, dict) else 0
+            message = item.get("message", "rejected") if isinstance(item, dict) else "rejected"
+            report.rejected.append(Rejection(int(line), str(message)))
+        batch.clear()
+
+    try:
+        for number, item in parse_lines(lines, is_csv=is_csv):
+            if on_line is not None:
+                on_line(number)
+            if isinstance(item, str):
+                report.rejected.append(Rejection(number, item))
+                continue
+            batch.append(json.dumps(item, ensure_ascii=False).encode("utf-8"))
+            if len(batch) >= chunk:
+                flush()
+        flush()
+    finally:
+        connection.close()
+    report.rejected.sort(key=lambda r: r.line)
+    return report

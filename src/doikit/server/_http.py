@@ -1,0 +1,185 @@
+"""Reading requests and writing replies the way HANDLE.NET and doi.org do (handle-api.md §1–2)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import unicodedata
+from typing import TYPE_CHECKING, Final
+from urllib.parse import quote, unquote, urlsplit
+
+from starlette.responses import Response
+
+from doikit._syntax import PercentError, percent_decode
+from doikit.handle import HTTP_STATUS, error_body
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+JSON_TYPE: Final = "application/json;charset=UTF-8"
+HTML_TYPE: Final = "text/html; charset=utf-8"
+#: Pages are plain HTML: no scripts at all, forms only to this server.
+PAGE_HEADERS: Final = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+}
+CORS: Final = {"Access-Control-Allow-Origin": "*"}
+
+
+class BadPathError(Exception):
+    """The request path cannot be read as UTF-8 percent-encoding (a 400, never a 500)."""
+
+
+def raw_path(request: Request) -> bytes:
+    """The path as the client sent it, escapes intact and without the query.
+
+    ASGI servers put it in ``raw_path``; some (httpx's ASGI transport) append the query.
+    """
+    raw: bytes = request.scope.get("raw_path") or request.scope["path"].encode()
+    return raw.split(b"?", 1)[0]
+
+
+def decode_path(raw: bytes) -> str:
+    """Percent-decode a path segment as UTF-8, strictly; ``+`` stays ``+``.
+
+    :raises BadPathError: saying what and where, for an invalid escape or invalid UTF-8.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadPathError(f"the path has bytes that are not UTF-8 at byte {exc.start}") from None
+    try:
+        return percent_decode(text)
+    except PercentError as exc:
+        raise BadPathError(
+            f"the path has a bad escape at position {exc.index}: {exc.detail}"
+        ) from None
+
+
+_SPLIT: Final = re.compile(r"[&;]")
+
+
+def query_params(request: Request) -> list[tuple[str, str]]:
+    """The query as HANDLE.NET reads it: split on ``&`` and ``;``, ``+`` kept as ``+``."""
+    qs = request.scope.get("query_string", b"").decode("latin-1")
+    out = []
+    for part in _SPLIT.split(qs):
+        if not part:
+            continue
+        key, _, value = part.partition("=")
+        out.append((unquote(key, errors="replace"), unquote(value, errors="replace")))
+    return out
+
+
+def flag(params: list[tuple[str, str]], name: str) -> bool:
+    """A boolean parameter: present without a value, empty, ``true`` or ``yes`` (any case)."""
+    return any(k == name and v.lower() in {"", "true", "yes"} for k, v in params)
+
+
+def present(params: list[tuple[str, str]], name: str) -> bool:
+    """Whether *name* appears at all (the proxy's HTML URLs read flags this way)."""
+    return any(k == name for k, _ in params)
+
+
+def values_of(params: list[tuple[str, str]], name: str) -> list[str]:
+    """Every value of a repeatable parameter."""
+    return [v for k, v in params if k == name]
+
+
+def scrub_callback(name: str) -> str:
+    """A JSONP function name with every character JavaScript would not take replaced by ``_``.
+
+    >>> scrub_callback("cb(alert(1))//")
+    'cb_alert_1____'
+    """
+    out = []
+    for i, char in enumerate(name):
+        ok = char in "_$" or ("a" <= char.lower() <= "z") or char >= "\u00a0"
+        ok = ok or (i > 0 and "0" <= char <= "9")
+        out.append(char if ok and char not in "\u2028\u2029" else "_")
+    return "".join(out) or "_"
+
+
+def api_reply(
+    body: str,
+    status: int,
+    params: list[tuple[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A REST API reply with ``pretty`` and ``callback`` applied and CORS open."""
+    params = params or []
+    if flag(params, "pretty"):
+        body = json.dumps(json.loads(body), ensure_ascii=False, indent=2)
+    all_headers = dict(CORS)
+    if headers:
+        all_headers.update(headers)
+    callbacks = values_of(params, "callback")
+    if callbacks and callbacks[0]:
+        safe = body.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        text = f"{scrub_callback(callbacks[0])}({safe});"
+        return Response(text, status, all_headers, media_type="application/javascript")
+    return Response(body, status, all_headers, media_type=JSON_TYPE)
+
+
+def api_error(
+    response_code: int,
+    handle: str | None = None,
+    message: str | None = None,
+    *,
+    status: int | None = None,
+    params: list[tuple[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """An error reply whose HTTP status follows from the response code (§1.6)."""
+    body = error_body(response_code, handle, message)
+    return api_reply(body, status or HTTP_STATUS.get(response_code, 500), params, headers)
+
+
+def page(body: str, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """An HTML page with the pages' security headers."""
+    all_headers = dict(PAGE_HEADERS)
+    if headers:
+        all_headers.update(headers)
+    return Response(body, status, all_headers, media_type=HTML_TYPE)
+
+
+# RFC 3986 characters a Location may carry as they are; everything else is escaped, so no
+# space, CR, LF, control or non-ASCII character can reach a header.
+_URI_SAFE: Final = "!#$%&'()*+,-./:;=?@[]_~"
+_AUTHORITY: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)")
+
+
+def safe_location(url: str) -> str:
+    """*url* as an ASCII URI for a ``Location`` header: IDN host in punycode, the rest escaped.
+
+    >>> safe_location("https://bücher.example/a b?q=\\r\\nSet-Cookie:x")
+    'https://xn--bcher-kva.example/a%20b?q=%0D%0ASet-Cookie:x'
+    """
+    if not url.isascii():
+        match = _AUTHORITY.match(url)
+        if match:
+            userinfo, at, hostport = match.group(2).rpartition("@")
+            host, colon, port = hostport.partition(":")
+            if not host.isascii():
+                with contextlib.suppress(UnicodeError):
+                    ascii_host = host.encode("idna").decode("ascii")
+                    authority = userinfo + at + ascii_host + colon + port
+                    url = match.group(1) + authority + url[match.end() :]
+    return quote(url, safe=_URI_SAFE)
+
+
+def valid_http_url(text: str) -> str | None:
+    """Why *text* is not an absolute http(s) URL fit for a redirect, or ``None`` if it is."""
+    for i, char in enumerate(text):
+        if char.isspace() or unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}:
+            return f"the URL has a space or control character at position {i}"
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:
+        return f"the URL cannot be parsed: {exc}"
+    if parts.scheme.lower() not in {"http", "https"}:
+        return f"the URL must start with http:// or https://, not {parts.scheme or text[:10]!r}"
+    if not parts.hostname:
+        return "the URL has no host"
+    return None

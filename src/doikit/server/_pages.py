@@ -1,0 +1,122 @@
+"""The server's HTML: plain server-rendered pages that work without JavaScript.
+
+Every piece of a DOI or record that reaches a page goes through :func:`html.escape`, because a
+DOI name may legally hold ``<script>`` or ``"``.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+from doikit._present import url_path
+from doikit.handle import data_to_json, format_time
+
+if TYPE_CHECKING:
+    from doikit.handle import HandleRecord
+
+_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;"
+    "text-align:left;vertical-align:top}code{word-break:break-all}"
+)
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head>\n"
+        f"<body>{body}</body></html>\n"
+    )
+
+
+def _form(value: str = "") -> str:
+    return (
+        '<form action="/" method="get" role="search">'
+        '<label for="hdl">DOI name</label> '
+        f'<input id="hdl" name="hdl" size="50" required value="{escape(value)}" '
+        'placeholder="10.1000/182"> '
+        '<button type="submit">Resolve</button></form>'
+    )
+
+
+def home(count: int | None, error: str | None = None, value: str = "") -> str:
+    """The home page: a resolve form, and an error when a submitted name was invalid."""
+    problem = f'<p role="alert" id="error">{escape(error)}</p>' if error else ""
+    records = "" if count is None else f"<p>This directory holds {count} DOI names.</p>"
+    return _page(
+        "doikit DOI resolver",
+        "<h1>Resolve a DOI name</h1>"
+        + _form(value)
+        + problem
+        + records
+        + "<p>Or use the Handle REST API: <code>/api/handles/{doi}</code>, and Which RA: "
+        "<code>/ra/{doi}</code>. The JSON API is described at "
+        '<a href="/openapi.json">/openapi.json</a>.</p>',
+    )
+
+
+def redirect(url: str) -> str:
+    """The small body of a redirect, as the HANDLE.NET proxy sends it."""
+    return (
+        "<html><head><title>Handle Redirect</title></head>\n"
+        f'<body><a href="{escape(url)}">{escape(url)}</a></body></html>'
+    )
+
+
+def not_found(name: str) -> str:
+    """The 404 "DOI Not Found" page, with the trailing-slash hint of doi.org."""
+    hint = ""
+    if name.endswith("/") and len(name) > 1:
+        bare = name.rstrip("/")
+        hint = (
+            "<p>The name ends with a slash, which is part of the name. Did you mean "
+            f'<a id="without-slash" href="/{escape(url_path(bare))}">{escape(bare)}</a>?</p>'
+        )
+    return _page(
+        "Error: DOI Not Found",
+        "<h1>DOI Not Found</h1>"
+        f'<p>The DOI name <code id="name">{escape(name)}</code> is not in this directory.</p>'
+        + hint
+        + _form(name),
+    )
+
+
+def bad_request(detail: str) -> str:
+    """A 400 page for a request whose path cannot be read."""
+    return _page("Bad request", f'<h1>Bad request</h1><p id="error">{escape(detail)}</p>' + _form())
+
+
+def record(rec: HandleRecord, *, note: str | None = None) -> str:
+    """The record page (``noredirect``): every value in a table."""
+    rows = []
+    for value in rec.values:
+        data = data_to_json(value.data)
+        shown = data["value"] if isinstance(data["value"], str) else str(data["value"])
+        stamp = format_time(value.timestamp) if value.timestamp else ""
+        rows.append(
+            f"<tr><td>{value.index}</td><td>{escape(value.type)}</td>"
+            f"<td><code>{escape(shown)}</code></td><td>{escape(str(value.ttl))}</td>"
+            f"<td>{stamp}</td></tr>"
+        )
+    table = (
+        '<table id="values"><thead><tr><th>Index</th><th>Type</th><th>Data</th><th>TTL</th>'
+        "<th>Timestamp</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        if rows
+        else '<p id="novalues">No values match.</p>'
+    )
+    extra = f"<p>{escape(note)}</p>" if note else ""
+    return _page(
+        f"Values for {rec.handle}",
+        f'<h1>Values for the DOI <code id="name">{escape(rec.handle)}</code></h1>'
+        + extra
+        + table
+        + f'<p><a href="/api/handles/{escape(url_path(rec.handle))}">JSON</a></p>'
+        + _form(),
+    )
+
+
+def error(title: str, detail: str) -> str:
+    """A generic error page."""
+    return _page(title, f"<h1>{escape(title)}</h1><p>{escape(detail)}</p>")

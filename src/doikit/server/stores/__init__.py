@@ -1,0 +1,111 @@
+"""Where ``doikit serve`` keeps records and tokens: one :class:`Store` protocol, two stores.
+
+* ``sqlite:///PATH`` (the default, a file in the user's data directory): WAL journal,
+  ``synchronous=FULL`` so a write is acknowledged only once it is on disk; reads run on the
+  event loop (a primary-key lookup takes microseconds), writes on one writer thread.
+* ``postgresql://…``: asyncpg with a connection pool; a commit is durable under
+  PostgreSQL's default ``synchronous_commit``.
+
+Records are stored by their comparison key (``DOI.key``, ASCII case folded) with the name as
+registered and the ``values`` array as the REST API's JSON text, so a read answers without
+decoding and re-encoding it. Tokens are stored as SHA-256 digests only.
+"""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import NamedTuple, Protocol
+
+
+class StoredRecord(NamedTuple):
+    """A record as stored: the name as registered and the values as JSON text."""
+
+    name: str
+    values_json: str
+
+
+class Row(NamedTuple):
+    """A record to write: comparison key, name, prefix and the values as JSON text."""
+
+    key: str
+    name: str
+    prefix: str
+    values_json: str
+
+
+class PutResult(enum.Enum):
+    """What a :meth:`Store.put` did."""
+
+    CREATED = "created"
+    REPLACED = "replaced"
+    EXISTS = "exists"
+
+
+class StoreError(Exception):
+    """A store could not be opened or used (bad URL, unreachable server)."""
+
+
+class Store(Protocol):
+    """The operations the server needs. Every method is safe to call concurrently."""
+
+    url: str
+
+    async def open(self) -> None:
+        """Connect and create the tables if they do not exist."""
+
+    async def close(self) -> None:
+        """Release connections; the store can be opened again."""
+
+    async def get(self, key: str) -> StoredRecord | None:
+        """The record whose comparison key is *key*."""
+
+    async def put(self, row: Row, *, overwrite: bool) -> PutResult:
+        """Create or (with *overwrite*) replace one record, durably."""
+
+    async def put_many(self, rows: list[Row]) -> None:
+        """Create or replace many records in one durable transaction."""
+
+    async def delete(self, key: str) -> bool:
+        """Delete a record; whether it existed."""
+
+    async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
+        """How many records the prefix has, and a page of their names in key order."""
+
+    async def has_prefix(self, prefix: str) -> bool:
+        """Whether any record has this prefix."""
+
+    async def add_token(self, digest: str, prefixes: tuple[str, ...]) -> None:
+        """Store a token's digest with the prefixes it may write."""
+
+    async def token_prefixes(self, digest: str) -> tuple[str, ...] | None:
+        """The prefixes a token digest may write, or ``None`` for an unknown token."""
+
+
+def default_store_url() -> str:
+    """``sqlite:///`` a file in the user's data directory (created if needed)."""
+    from platformdirs import user_data_path  # noqa: PLC0415 - only the server needs it
+
+    directory = user_data_path("doikit", appauthor=False)
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / 'doikit.sqlite3'}"
+
+
+def open_store(url: str | None = None) -> Store:
+    """The store for *url* (``sqlite:///PATH`` or ``postgresql://…``), not yet opened.
+
+    :raises StoreError: for any other URL.
+    """
+    url = url or default_store_url()
+    if url.startswith("sqlite:///"):
+        from doikit.server.stores._sqlite import SQLiteStore  # noqa: PLC0415
+
+        path = url.removeprefix("sqlite:///")
+        if not path:
+            raise StoreError("sqlite:/// needs a file path, as in sqlite:///doikit.sqlite3")
+        return SQLiteStore(Path(path), url=url)
+    if url.startswith(("postgresql://", "postgres://")):
+        from doikit.server.stores._postgres import PostgresStore  # noqa: PLC0415
+
+        return PostgresStore(url)
+    raise StoreError(f"unknown store {url!r}: use sqlite:///PATH or postgresql://USER@HOST/DB")

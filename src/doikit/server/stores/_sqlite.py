@@ -1,0 +1,167 @@
+"""The SQLite store: the embedded default."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, TypeVar
+
+from doikit.server.stores import PutResult, Row, StoredRecord
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+T = TypeVar("T")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS handles (
+    key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    vals TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS handles_prefix ON handles (prefix, key);
+CREATE TABLE IF NOT EXISTS tokens (
+    digest TEXT PRIMARY KEY,
+    prefixes TEXT NOT NULL,
+    created TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    # FULL: each commit syncs the WAL, so an acknowledged write survives a crash or power cut.
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+class SQLiteStore:
+    """Records in one SQLite file; see :mod:`doikit.server.stores`."""
+
+    def __init__(self, path: Path, *, url: str) -> None:
+        self.path = path
+        self.url = url
+        self._reader: sqlite3.Connection | None = None
+        self._writer: sqlite3.Connection | None = None
+        self._pool: ThreadPoolExecutor | None = None
+
+    async def open(self) -> None:
+        """Open the file (creating it and its tables) with a reader and a writer connection."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="doikit-sqlite")
+        self._writer = await self._write(lambda: _connect(self.path))
+        await self._write(lambda: self._w.executescript(SCHEMA))
+        self._reader = _connect(self.path)
+
+    async def close(self) -> None:
+        """Close both connections and the writer thread."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        if self._writer is not None:
+            await self._write(self._w.close)
+            self._writer = None
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    @property
+    def _r(self) -> sqlite3.Connection:
+        if self._reader is None:
+            raise RuntimeError("the store is not open")
+        return self._reader
+
+    @property
+    def _w(self) -> sqlite3.Connection:
+        if self._writer is None:
+            raise RuntimeError("the store is not open")
+        return self._writer
+
+    async def _write(self, work: Callable[[], T]) -> T:
+        if self._pool is None:
+            raise RuntimeError("the store is not open")
+        return await asyncio.get_running_loop().run_in_executor(self._pool, work)
+
+    async def get(self, key: str) -> StoredRecord | None:
+        """A point lookup, run on the loop: it takes microseconds."""
+        row = self._r.execute("SELECT name, vals FROM handles WHERE key = ?", (key,)).fetchone()
+        return None if row is None else StoredRecord(row[0], row[1])
+
+    async def put(self, row: Row, *, overwrite: bool) -> PutResult:
+        """Create or replace one record in its own transaction."""
+
+        def work() -> PutResult:
+            conn = self._w
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                exists = conn.execute("SELECT 1 FROM handles WHERE key = ?", (row.key,)).fetchone()
+                if exists and not overwrite:
+                    conn.execute("ROLLBACK")
+                    return PutResult.EXISTS
+                conn.execute("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", row)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return PutResult.REPLACED if exists else PutResult.CREATED
+
+        return await self._write(work)
+
+    async def put_many(self, rows: list[Row]) -> None:
+        """Create or replace *rows* in one transaction."""
+
+        def work() -> None:
+            conn = self._w
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        await self._write(work)
+
+    async def delete(self, key: str) -> bool:
+        """Delete one record."""
+        cursor = await self._write(
+            lambda: self._w.execute("DELETE FROM handles WHERE key = ?", (key,))
+        )
+        return cursor.rowcount > 0
+
+    async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
+        """A page of names under *prefix*, in key order."""
+        conn = self._r
+        total = conn.execute("SELECT count(*) FROM handles WHERE prefix = ?", (prefix,)).fetchone()[
+            0
+        ]
+        rows = conn.execute(
+            "SELECT name FROM handles WHERE prefix = ? ORDER BY key LIMIT ? OFFSET ?",
+            (prefix, limit, offset),
+        ).fetchall()
+        return int(total), [r[0] for r in rows]
+
+    async def has_prefix(self, prefix: str) -> bool:
+        """Whether a record has *prefix*."""
+        row = self._r.execute(
+            "SELECT 1 FROM handles WHERE prefix = ? LIMIT 1", (prefix,)
+        ).fetchone()
+        return row is not None
+
+    async def add_token(self, digest: str, prefixes: tuple[str, ...]) -> None:
+        """Store a token digest."""
+        await self._write(
+            lambda: self._w.execute(
+                "INSERT INTO tokens (digest, prefixes) VALUES (?, ?)", (digest, " ".join(prefixes))
+            )
+        )
+
+    async def token_prefixes(self, digest: str) -> tuple[str, ...] | None:
+        """The prefixes of a token digest."""
+        row = self._r.execute("SELECT prefixes FROM tokens WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else tuple(row[0].split())

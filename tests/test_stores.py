@@ -1,0 +1,148 @@
+"""The Store contract, run against a real SQLite file and a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import pytest
+
+from doikit import DOI
+from doikit.server import PutResult, Row, Store, StoreError, open_store
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from pathlib import Path
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    return str(request.getfixturevalue("fresh_pg_url"))
+
+
+def run(url: str, body: Callable[[Store], Awaitable[None]]) -> None:
+    async def main() -> None:
+        store = open_store(url)
+        await store.open()
+        try:
+            await body(store)
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+
+
+def row(name: str, values: str = "[]") -> Row:
+    doi = DOI(name)
+    return Row(doi.key, str(doi), doi.prefix, values)
+
+
+def test_put_get_replace_delete(store_url: str) -> None:
+    async def body(store: Store) -> None:
+        assert await store.get("10.5555/x") is None
+        assert await store.put(row("10.5555/X", "[1]"), overwrite=True) is PutResult.CREATED
+        got = await store.get("10.5555/x")
+        assert got is not None
+        assert got.name == "10.5555/X"
+        assert got.values_json == "[1]"
+        assert await store.put(row("10.5555/x", "[2]"), overwrite=False) is PutResult.EXISTS
+        assert (await store.get("10.5555/x")) == got
+        assert await store.put(row("10.5555/x", "[2]"), overwrite=True) is PutResult.REPLACED
+        replaced = await store.get("10.5555/x")
+        assert replaced is not None
+        assert replaced.name == "10.5555/x"
+        assert await store.delete("10.5555/x")
+        assert not await store.delete("10.5555/x")
+        assert await store.get("10.5555/x") is None
+
+    run(store_url, body)
+
+
+def test_unicode_names_and_ascii_only_folding(store_url: str) -> None:
+    async def body(store: Store) -> None:
+        await store.put_many([row("10.5555/É"), row("10.5555/é"), row("10.5555/\u212a")])
+        assert (await store.get(DOI("10.5555/É").key)) is not None
+        assert (await store.get(DOI("10.5555/é").key)) is not None
+        assert (await store.get("10.5555/k")) is None  # KELVIN SIGN is not k
+        total, names = await store.list_names("10.5555", 0, 10)
+        assert total == 3
+        assert sorted(names) == sorted(["10.5555/É", "10.5555/é", "10.5555/\u212a"])
+
+    run(store_url, body)
+
+
+def test_list_pages_in_key_order(store_url: str) -> None:
+    async def body(store: Store) -> None:
+        await store.put_many([row(f"10.5555/{i:03}") for i in range(25)] + [row("10.6666/a")])
+        total, first = await store.list_names("10.5555", 0, 10)
+        _, last = await store.list_names("10.5555", 20, 10)
+        assert total == 25
+        assert first == [f"10.5555/{i:03}" for i in range(10)]
+        assert last == [f"10.5555/{i:03}" for i in range(20, 25)]
+        assert await store.has_prefix("10.6666")
+        assert not await store.has_prefix("10.7777")
+
+    run(store_url, body)
+
+
+def test_put_many_replaces_and_is_one_transaction(store_url: str) -> None:
+    async def body(store: Store) -> None:
+        await store.put_many([row("10.5555/a", "[1]")])
+        await store.put_many([row("10.5555/a", "[2]"), row("10.5555/b", "[3]")])
+        a = await store.get("10.5555/a")
+        assert a is not None
+        assert a.values_json == "[2]"
+
+    run(store_url, body)
+
+
+def test_tokens(store_url: str) -> None:
+    async def body(store: Store) -> None:
+        assert await store.token_prefixes("d1") is None
+        await store.add_token("d1", ("10.5555", "10.6666"))
+        assert await store.token_prefixes("d1") == ("10.5555", "10.6666")
+
+    run(store_url, body)
+
+
+def test_concurrent_writers(store_url: str) -> None:
+    async def body(store: Store) -> None:
+        async def writer(n: int) -> None:
+            for i in range(10):
+                await store.put(row(f"10.5555/w{n}-{i}"), overwrite=True)
+
+        await asyncio.gather(*(writer(n) for n in range(32)))
+        total, _ = await store.list_names("10.5555", 0, 0)
+        assert total == 320
+
+    run(store_url, body)
+
+
+def test_data_survives_reopening(store_url: str) -> None:
+    async def write(store: Store) -> None:
+        await store.put(row("10.5555/kept", "[7]"), overwrite=True)
+
+    async def read(store: Store) -> None:
+        kept = await store.get("10.5555/kept")
+        assert kept is not None
+        assert kept.values_json == "[7]"
+
+    run(store_url, write)
+    run(store_url, read)
+
+
+@pytest.mark.parametrize("url", ["mysql://x", "sqlite:///", "/just/a/path"])
+def test_unknown_store_urls_are_refused(url: str) -> None:
+    with pytest.raises(StoreError):
+        open_store(url)
+
+
+def test_unreachable_postgres_is_a_store_error() -> None:
+    async def main() -> None:
+        store = open_store("postgresql://nobody@127.0.0.1:1/none")
+        await store.open()
+
+    with pytest.raises(StoreError, match="cannot connect"):
+        asyncio.run(main())
