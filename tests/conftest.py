@@ -17,7 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import httpx
 import pytest
@@ -101,6 +101,12 @@ class Server:
     token: str
     store: str
     process: subprocess.Popen[bytes]
+    log: IO[bytes]
+
+    def errors(self) -> str:
+        """What the server wrote on stderr so far."""
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
@@ -120,16 +126,18 @@ def start_server(
     ).stdout.strip()
     port = free_port()
     argv = [DOIKIT, "serve", "--store", store, "--port", str(port)] + (["--demo"] if demo else [])
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop_server
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            err = process.stderr.read().decode() if process.stderr else ""
+            log.seek(0)
+            err = log.read().decode("utf-8", "replace")
             pytest.fail(f"doikit serve exited with {process.returncode}: {err}")
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(url + "/", timeout=1).status_code == 200:
-                return Server(url, token, store, process)
+                return Server(url, token, store, process, log)
         time.sleep(0.05)
     process.kill()
     pytest.fail("doikit serve did not answer within 30 s")
@@ -142,6 +150,7 @@ def stop_server(server: Server) -> None:
             server.process.wait(10)
         except subprocess.TimeoutExpired:
             server.kill()
+    server.log.close()
 
 
 @pytest.fixture(scope="module")

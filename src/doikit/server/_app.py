@@ -195,14 +195,7 @@ class DoikitApp:
     # --- authentication ------------------------------------------------------------------
 
     async def _authorize(self, request: Request, prefix: str) -> None:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise _RefusedError(RC_AUTHENTICATION_NEEDED, "send Authorization: Bearer TOKEN")
-        prefixes = await self.store.token_prefixes(hash_token(token.strip()))
-        if prefixes is None:
-            raise _RefusedError(RC_AUTHENTICATION_NEEDED, "the token is not known here")
-        if prefix not in prefixes:
+        if prefix not in await self._token(request):
             raise _RefusedError(
                 RC_INSUFFICIENT_PERMISSIONS, f"the token may not write prefix {prefix}"
             )
@@ -269,8 +262,7 @@ class DoikitApp:
         return api_reply(record_body(HandleRecord(handle, values)), 200, params)
 
     async def _put(self, request: Request, handle: str, params: list[tuple[str, str]]) -> Response:
-        await self._authorize_name(request, handle)
-        doi = _bare_name(handle)
+        doi = await self._authorize_name(request, handle)
         body = await _read_body(request, MAX_BODY)
         values = _parse_values(body)
         row = Row(doi.key, str(doi), doi.prefix, values_to_json(_stamp(values)))
@@ -284,16 +276,24 @@ class DoikitApp:
     async def _delete(
         self, request: Request, handle: str, params: list[tuple[str, str]]
     ) -> Response:
-        await self._authorize_name(request, handle)
-        doi = _bare_name(handle)
+        doi = await self._authorize_name(request, handle)
         if not await self.store.delete(doi.key):
             return api_error(RC_HANDLE_NOT_FOUND, handle, params=params)
         return api_reply(_compact({"responseCode": 1, "handle": handle}), 200, params)
 
-    async def _authorize_name(self, request: Request, handle: str) -> None:
-        # Authenticate before reading the body; the prefix is the text before the first
-        # slash, so a token never unlocks a name it does not cover, valid or not.
-        await self._authorize(request, handle.partition("/")[0])
+    async def _authorize_name(self, request: Request, handle: str) -> DOI:
+        """The bare DOI name *handle*, once the request's token may write it.
+
+        Checked before the body is read: no valid token is 401, an invalid name 400, a
+        token for other prefixes 403.
+        """
+        allowed = await self._token(request)
+        doi = _bare_name(handle)
+        if doi.prefix not in allowed:
+            raise _RefusedError(
+                RC_INSUFFICIENT_PERMISSIONS, f"the token may not write prefix {doi.prefix}"
+            )
+        return doi
 
     async def api_list(self, request: Request) -> Response:
         """``GET /api/handles?prefix=P&page=N&pageSize=M``: the names under a prefix."""
