@@ -19,9 +19,10 @@ if TYPE_CHECKING:
 
 JSON_TYPE: Final = "application/json;charset=UTF-8"
 HTML_TYPE: Final = "text/html; charset=utf-8"
-#: Pages are plain HTML: no scripts at all, forms only to this server.
+#: Pages are plain HTML: no scripts at all. (No form-action: browsers apply it to the
+#: redirects after a submission too, and the resolve form must end at another site.)
 PAGE_HEADERS: Final = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
     "X-Content-Type-Options": "nosniff",
 }
 CORS: Final = {"Access-Control-Allow-Origin": "*"}
