@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Final
 
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -83,6 +84,8 @@ MAX_RECOGNIZED_TTL: Final = 2 * 86400
 MAX_BODY: Final = 1 << 20
 MAX_DEPOSIT_BODY: Final = 64 << 20
 
+# The endpoints under /api/ that do not take every method.
+_API_METHODS: Final = {"/api/deposit": "POST", "/api/handles": "GET, HEAD"}
 # The proxy strips these presentation prefixes, ignoring case (HDLServletRequest).
 _PROXY_PREFIXES: Final = ("info:doi/", "info:hdl/", "hdl:", "doi:")
 _URN_PREFIXES: Final = ("urn:doi:", "urn:hdl:")
@@ -298,6 +301,10 @@ class DoikitApp:
     async def api_list(self, request: Request) -> Response:
         """``GET /api/handles?prefix=P&page=N&pageSize=M``: the names under a prefix."""
         params = query_params(request)
+        try:
+            allowed = await self._token(request)
+        except _RefusedError as exc:
+            return self._refused(exc, None, params)
         prefixes = values_of(params, "prefix")
         if not prefixes or not PREFIX_ONLY_RE.fullmatch(prefixes[0]):
             message = "give prefix=10.NNNN, the DOI prefix whose names to list"
@@ -313,10 +320,9 @@ class DoikitApp:
         if page < 0 or not 0 <= size <= 10000:
             message = "page must be 0 or more and pageSize 0 to 10000"
             return api_error(RC_PROTOCOL_ERROR, message=message, params=params)
-        try:
-            await self._authorize(request, prefix)
-        except _RefusedError as exc:
-            return self._refused(exc, None, params)
+        if prefix not in allowed:
+            message = f"the token may not list prefix {prefix}"
+            return api_error(RC_INSUFFICIENT_PERMISSIONS, message=message, params=params)
         total, names = await self.store.list_names(prefix, page * size, size)
         body = {
             "responseCode": 1,
@@ -330,10 +336,14 @@ class DoikitApp:
         """``POST /api/deposit``: JSON Lines of records, all accepted lines in one transaction."""
         params = query_params(request)
         try:
-            body = await _read_body(request, MAX_DEPOSIT_BODY)
             allowed = await self._token(request)
+            body = await _read_body(request, MAX_DEPOSIT_BODY)
         except _RefusedError as exc:
             return self._refused(exc, None, params)
+        if not body.strip():
+            return api_error(
+                RC_PROTOCOL_ERROR, message="the body is empty: send JSON Lines", params=params
+            )
         rows: list[Row] = []
         rejected: list[dict[str, object]] = []
         now = int(time.time())
@@ -363,6 +373,12 @@ class DoikitApp:
 
     async def api_unknown(self, request: Request) -> Response:
         """Any other ``/api/…`` path: 404 with rc 4, as HANDLE.NET's UnknownApiServlet."""
+        allow = _API_METHODS.get(request.url.path)
+        if allow is not None:
+            # A known endpoint asked with another method: 405, as HANDLE.NET answers.
+            message = f"{request.method} is not allowed on {request.url.path}; use {allow}"
+            headers = {"Allow": allow}
+            return api_error(RC_PROTOCOL_ERROR, message=message, status=405, headers=headers)
         message = f"Unknown HTTP API endpoint {request.method} {request.url.path}"
         return api_error(
             RC_PROTOCOL_ERROR, message=message, status=404, params=query_params(request)
@@ -651,6 +667,22 @@ def _choose(
     return None
 
 
+class _AnyPath(Convertor[str]):
+    """Like Starlette's ``path``, but also across decoded line breaks: a name may hold any
+    character, and a path that does not match a route must not become a bare 404."""
+
+    regex = r"[\s\S]*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("anypath", _AnyPath())
+
+
 def create_app(
     store: Store | str | None = None, *, ra_name: str = "doikit", demo: bool = False
 ) -> Starlette:
@@ -683,14 +715,14 @@ def create_app(
     read = ["GET", "HEAD", "POST"]
     routes = [
         Route("/api/handles", app.api_list, methods=["GET", "HEAD"]),
-        Route("/api/handles/{handle:path}", app.api_handle, methods=[*read, "PUT", "DELETE"]),
+        Route("/api/handles/{handle:anypath}", app.api_handle, methods=[*read, "PUT", "DELETE"]),
         Route("/api/deposit", app.api_deposit, methods=["POST"]),
-        Route("/api/{rest:path}", app.api_unknown),
+        Route("/api/{rest:anypath}", app.api_unknown),
         Route("/openapi.json", app.openapi, methods=["GET", "HEAD"]),
-        Route("/ra/{dois:path}", app.which_ra, methods=["GET", "HEAD"]),
-        Route("/doiRA/{dois:path}", app.which_ra, methods=["GET", "HEAD"]),
+        Route("/ra/{dois:anypath}", app.which_ra, methods=["GET", "HEAD"]),
+        Route("/doiRA/{dois:anypath}", app.which_ra, methods=["GET", "HEAD"]),
         Route("/", app.home, methods=["GET", "HEAD"]),
-        Route("/{doi:path}", app.proxy, methods=["GET", "HEAD"]),
+        Route("/{doi:anypath}", app.proxy, methods=["GET", "HEAD"]),
     ]
     starlette = Starlette(
         routes=routes, lifespan=lifespan, exception_handlers={Exception: server_error}

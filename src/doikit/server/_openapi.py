@@ -24,6 +24,11 @@ _HANDLE_PARAM = {
     "description": "The DOI name, percent-encoded as UTF-8 (%2F for a slash is also read).",
     "schema": {"type": "string", "minLength": 1},
 }
+# Writes take the bare name only: a prefix, a slash, a suffix.
+_NAME_PARAM = {
+    **_HANDLE_PARAM,
+    "schema": {"type": "string", "pattern": r"^10\.[0-9]+(\.[0-9]+)*/."},
+}
 _BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
@@ -33,7 +38,7 @@ def openapi() -> dict[str, Any]:
         "type": "object",
         "required": ["index", "type", "data"],
         "properties": {
-            "index": {"type": "integer"},
+            "index": {"type": "integer", "minimum": 1, "maximum": 2147483647},
             "type": {"type": "string"},
             "data": {
                 "oneOf": [
@@ -112,6 +117,34 @@ def openapi() -> dict[str, Any]:
             "responses": {"200": _json({"type": "array", "items": ra_item}, "In input order")},
         }
     }
+    resolve: dict[str, Any] = {
+        "summary": "Resolve: the record's values",
+        "parameters": [
+            _HANDLE_PARAM,
+            {
+                "name": "type",
+                "in": "query",
+                "description": "Only values of this type; 'URL.' also matches URL.x",
+                "schema": {"type": "array", "items": {"type": "string"}},
+                "style": "form",
+                "explode": True,
+            },
+            {
+                "name": "index",
+                "in": "query",
+                "description": "Only the value at this index (OR with type)",
+                "schema": {"type": "array", "items": {"type": "integer"}},
+                "style": "form",
+                "explode": True,
+            },
+            {"name": "pretty", "in": "query", "schema": {"type": "boolean"}},
+        ],
+        "responses": {
+            "200": _json(record, "The values (responseCode 200 when none match)"),
+            "400": _error("Bad index (rc 4) or an unreadable path (rc 102)"),
+            "404": _error("No such DOI name (rc 100)"),
+        },
+    }
     return {
         "openapi": "3.1.0",
         "info": {
@@ -122,39 +155,13 @@ def openapi() -> dict[str, Any]:
         },
         "paths": {
             "/api/handles/{handle}": {
-                "get": {
-                    "summary": "Resolve: the record's values",
-                    "parameters": [
-                        _HANDLE_PARAM,
-                        {
-                            "name": "type",
-                            "in": "query",
-                            "description": "Only values of this type; 'URL.' also matches URL.x",
-                            "schema": {"type": "array", "items": {"type": "string"}},
-                            "style": "form",
-                            "explode": True,
-                        },
-                        {
-                            "name": "index",
-                            "in": "query",
-                            "description": "Only the value at this index (OR with type)",
-                            "schema": {"type": "array", "items": {"type": "integer"}},
-                            "style": "form",
-                            "explode": True,
-                        },
-                        {"name": "pretty", "in": "query", "schema": {"type": "boolean"}},
-                    ],
-                    "responses": {
-                        "200": _json(record, "The values (responseCode 200 when none match)"),
-                        "400": _error("Bad index (rc 4) or an unreadable path (rc 102)"),
-                        "404": _error("No such DOI name (rc 100)"),
-                    },
-                },
+                "get": resolve,
+                "post": {**resolve, "summary": "Resolve (a POST reads like a GET, as HANDLE.NET)"},
                 "put": {
                     "summary": "Create or replace a record",
                     "security": _BEARER,
                     "parameters": [
-                        _HANDLE_PARAM,
+                        _NAME_PARAM,
                         {"name": "overwrite", "in": "query", "schema": {"type": "boolean"}},
                     ],
                     "requestBody": {
@@ -167,6 +174,7 @@ def openapi() -> dict[str, Any]:
                                     "properties": {
                                         "values": {
                                             "type": "array",
+                                            "minItems": 1,
                                             "items": {"$ref": "#/components/schemas/Value"},
                                         }
                                     },
@@ -187,7 +195,7 @@ def openapi() -> dict[str, Any]:
                 "delete": {
                     "summary": "Delete a record",
                     "security": _BEARER,
-                    "parameters": [_HANDLE_PARAM],
+                    "parameters": [_NAME_PARAM],
                     "responses": {
                         "200": _json(written, "Deleted"),
                         "400": _error("Invalid name (rc 102)"),
@@ -245,7 +253,11 @@ def openapi() -> dict[str, Any]:
                     "security": _BEARER,
                     "requestBody": {
                         "required": True,
-                        "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+                        "content": {
+                            "application/x-ndjson": {
+                                "schema": {"description": "JSON Lines; each line is checked alone"}
+                            }
+                        },
                     },
                     "responses": {
                         "200": _json(
@@ -260,6 +272,7 @@ def openapi() -> dict[str, Any]:
                             },
                             "Accepted lines are committed; rejected ones listed with line numbers",
                         ),
+                        "400": _error("An empty body (rc 4)"),
                         "401": _error("No or unknown token (rc 402)"),
                         "413": _error("The body is too large"),
                     },
