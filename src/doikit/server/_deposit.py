@@ -66,10 +66,24 @@ def _name(text: object) -> str:
     return name
 
 
+def _utf8(lines: Iterable[str]) -> Iterator[str]:
+    """The lines; one holding bytes that are not UTF-8 (read as surrogateescape) becomes a
+    marker line that the parsers refuse with its line number."""
+    for line in lines:
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                yield f"{_NOT_UTF8}{exc.start}\n"
+                continue
+        yield line
+
+
 def parse_lines(
     lines: Iterable[str], *, is_csv: bool
 ) -> Iterator[tuple[int, dict[str, object] | str]]:
     """(line number, record to send) or (line number, reason it is refused), in order."""
+    lines = _utf8(lines)
     if is_csv:
         reader = csv.reader(lines)
         for row in reader:

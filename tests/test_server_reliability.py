@@ -1,0 +1,91 @@
+"""Durability and concurrency of `doikit serve`, on both stores, through real processes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from conftest import start_server, stop_server
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'kill.sqlite3'}"
+    return str(request.getfixturevalue("fresh_pg_url"))
+
+
+def _put(http: httpx.Client, token: str, name: str) -> int:
+    body = {"values": [{"index": 1, "type": "URL", "data": f"https://example.org/{name}"}]}
+    return http.put(
+        f"/api/handles/{name}", json=body, headers={"Authorization": f"Bearer {token}"}
+    ).status_code
+
+
+def test_sigkill_loses_no_acknowledged_write(store: str) -> None:
+    server = start_server(store, demo=False)
+    acknowledged: list[str] = []
+    stop = threading.Event()
+
+    def writer(n: int) -> None:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            i = 0
+            while not stop.is_set():
+                name = f"10.5555/kill-{n}-{i}"
+                try:
+                    status = _put(http, server.token, name)
+                except httpx.HTTPError:
+                    return  # the server died under this request: it was never acknowledged
+                if status == 201:
+                    acknowledged.append(name)
+                i += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    while len(acknowledged) < 300 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    server.kill()  # SIGKILL, mid-stream: no shutdown, no flush
+    stop.set()
+    for thread in threads:
+        thread.join()
+    server.log.close()
+    assert len(acknowledged) >= 300
+
+    again = start_server(store, demo=False)
+    try:
+        with httpx.Client(base_url=again.url, timeout=10) as http:
+            lost = [n for n in acknowledged if http.get(f"/api/handles/{n}").status_code != 200]
+        assert lost == []
+    finally:
+        stop_server(again)
+
+
+def test_32_concurrent_writers(store: str) -> None:
+    server = start_server(store, demo=False)
+    try:
+
+        def writer(n: int) -> list[int]:
+            with httpx.Client(base_url=server.url, timeout=30) as http:
+                return [_put(http, server.token, f"10.5555/c{n}-{i}") for i in range(15)]
+
+        with ThreadPoolExecutor(32) as pool:
+            statuses = [s for batch in pool.map(writer, range(32)) for s in batch]
+        assert statuses == [201] * (32 * 15)
+        auth = {"Authorization": f"Bearer {server.token}"}
+        listing = httpx.get(
+            server.url + "/api/handles", params={"prefix": "10.5555", "pageSize": "0"}, headers=auth
+        ).json()
+        assert listing["totalCount"] == 32 * 15
+        assert "Traceback" not in server.errors()
+    finally:
+        stop_server(server)
