@@ -104,3 +104,13 @@ def test_stream_memory_stays_bounded() -> None:
         tracemalloc.stop()
     assert count == 600 * 130
     assert peak < 1_000_000, peak
+
+
+def test_a_chunk_ending_in_blanks_before_a_line_break() -> None:
+    # Found by the chunking property: the chunk ends after '2- ', the line break and the
+    # rest of the DOI come in the next one; the whole text joins '2-' and '2'.
+    text = "10.1000/182.....%2F%2F?doi=2- \n 2"
+    whole = list(doikit.find_all(text))
+    assert whole[0].text == text
+    for cut in range(len(text) + 1):
+        assert list(doikit.find_all([text[:cut], text[cut:]])) == whole, cut

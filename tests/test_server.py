@@ -559,3 +559,29 @@ def test_no_request_above_caused_a_server_error(server: Server) -> None:
     # Runs last in this module: every bad input above got its status, none a traceback.
     assert "Traceback" not in server.errors()
     assert "unexpected error" not in server.errors()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "10.1000/182",
+        "10.1000/1",
+        "10.5594/SMPTE.ST2067-21.2020",
+        "10.1000/email-only",
+        "10.1000/alias",
+        "10.1000/multiple",
+    ],
+)
+@pytest.mark.parametrize("route", ["/", "/api/handles/"])
+def test_fast_path_answers_as_the_full_routes(client: httpx.Client, name: str, route: str) -> None:
+    # A plain path is answered by the fast layer; '?auth' (a no-op) sends the same request
+    # through the full Starlette route. The answers must be the same, byte for byte.
+    fast = client.get(route + name)
+    full = client.get(route + name + "?auth")
+    # (An alias's 301 keeps the query, so '?auth' is taken out of the full route's answer.)
+    assert fast.status_code == full.status_code
+    assert fast.content == full.content.replace(b"?auth", b"")
+    for header in ("location", "content-type", "access-control-allow-origin", "vary"):
+        expected = full.headers.get(header)
+        assert fast.headers.get(header) == (expected and expected.replace("?auth", "")), header
+    assert ("expires" in fast.headers) == ("expires" in full.headers)

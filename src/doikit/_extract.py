@@ -215,6 +215,7 @@ _DECIDING: Final = re.compile(r"[()\[\]{}<>,;]")
 # A line break as PDF-to-text leaves it, and what may not begin the line after a joined
 # break: a closer or quote, or the start of another DOI or presentation.
 _LINE_BREAK: Final = re.compile(r"[ \t]*\r?\n[ \t]*")
+_BREAK_BEGUN: Final = re.compile(r"[ \t]*\r?")
 _NOT_A_CONTINUATION: Final = re.compile(
     r"[)\]}>\"'\s]|10\.|doi:|urn:|info:|hdl:|https?:", re.IGNORECASE | re.ASCII
 )
@@ -242,10 +243,13 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
     while text[end - 1] in "/-.":
         line_break = _LINE_BREAK.match(text, end)
         if line_break is None:
+            if _BREAK_BEGUN.fullmatch(text, end):
+                end = len(text)  # only blanks to the end: a stream's line break may follow
             break
         following = line_break.end()
         if following == len(text):
-            return following  # the next line is not here yet (a stream's chunk ends)
+            end = following  # the next line is not here yet (a stream's chunk ends)
+            break
         if _NOT_A_CONTINUATION.match(text, following) or (
             text[end - 1] == "." and not "0" <= text[following] <= "9"
         ):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import functools
 import hashlib
 import json
 import logging
@@ -39,6 +40,7 @@ from doikit.handle import (
     Location,
     choose_location,
     filter_values,
+    format_time,
     parse_locations,
     record_body,
     success_body,
@@ -47,6 +49,7 @@ from doikit.handle import (
     values_to_json,
 )
 from doikit.server import _pages
+from doikit.server._fast import FastPaths
 from doikit.server._http import (
     BadPathError,
     api_error,
@@ -68,6 +71,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from starlette.requests import Request
+    from starlette.types import ASGIApp
 
 log = logging.getLogger("doikit.server")
 
@@ -512,6 +516,11 @@ class DoikitApp:
         )
 
 
+@functools.lru_cache(maxsize=8)
+def _time_text(seconds: int) -> str:
+    return format_time(seconds)
+
+
 class _LineError(Exception):
     def __init__(self, message: str, doi: str | None = None, line: int | None = None) -> None:
         super().__init__(message)
@@ -539,11 +548,19 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int) -> Row:
         raise _LineError(f"the token may not write prefix {doi.prefix}", name, number)
     if "values" not in obj and not isinstance(obj.get("url"), str):
         raise _LineError("give 'url' (a string) or 'values' (a list)", name, number)
+    if "values" not in obj:
+        # The common line, {"doi", "url"}: one URL value, written without building objects.
+        url = obj["url"]
+        problem = valid_http_url(url)
+        if problem:
+            raise _LineError(f"url: {problem}", name, number)
+        values_json = (
+            '[{"index":1,"type":"URL","data":{"format":"string","value":'
+            f'{_compact(url)}}},"ttl":86400,"timestamp":"{_time_text(now)}"}}]'
+        )
+        return Row(doi.key, str(doi), doi.prefix, values_json)
     try:
-        if "values" in obj:
-            values = values_from_json(obj["values"])
-        else:
-            values = (HandleValue(1, "URL", obj["url"].encode("utf-8", "surrogatepass")),)
+        values = values_from_json(obj["values"])
         check_values(values)
     except HandleFormatError as exc:
         raise _LineError(str(exc), name, number) from None
@@ -685,7 +702,7 @@ register_url_convertor("anypath", _AnyPath())
 
 def create_app(
     store: Store | str | None = None, *, ra_name: str = "doikit", demo: bool = False
-) -> Starlette:
+) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
     The store is opened when the app starts (ASGI lifespan) and closed when it stops;
@@ -728,4 +745,4 @@ def create_app(
         routes=routes, lifespan=lifespan, exception_handlers={Exception: server_error}
     )
     starlette.state.doikit = app
-    return starlette
+    return FastPaths(starlette, the_store)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import csv
 import http.client
 import json
+import queue
 import ssl
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
@@ -179,23 +181,35 @@ def deposit(
     """
     report = Report()
     connection = _Connection(server, token, timeout)
+    # A sender thread posts chunk N while this thread reads and encodes chunk N+1: the
+    # server's work and ours overlap (socket I/O releases the GIL).
+    chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=2)
+    failure: list[DepositError] = []
+
+    def sender() -> None:
+        while (body := chunks.get()) is not None:
+            if failure:
+                continue  # drain: the deposit already failed
+            try:
+                reply = connection.send(body)
+            except DepositError as exc:
+                failure.append(exc)
+                continue
+            accepted = reply.get("accepted", 0)
+            report.accepted += accepted if isinstance(accepted, int) else 0
+            rejected = reply.get("rejected", [])
+            for item in rejected if isinstance(rejected, list) else []:
+                line = item.get("line", 0) if isinstance(item, dict) else 0
+                message = item.get("message", "rejected") if isinstance(item, dict) else "rejected"
+                report.rejected.append(Rejection(int(line), str(message)))
+
+    thread = threading.Thread(target=sender, name="doikit-deposit", daemon=True)
+    thread.start()
     batch: list[bytes] = []
-
-    def flush() -> None:
-        if not batch:
-            return
-        reply = connection.send(b"\n".join(batch))
-        accepted = reply.get("accepted", 0)
-        report.accepted += accepted if isinstance(accepted, int) else 0
-        rejected = reply.get("rejected", [])
-        for item in rejected if isinstance(rejected, list) else []:
-            line = item.get("line", 0) if isinstance(item, dict) else 0
-            message = item.get("message", "rejected") if isinstance(item, dict) else "rejected"
-            report.rejected.append(Rejection(int(line), str(message)))
-        batch.clear()
-
     try:
         for number, item in parse_lines(lines, is_csv=is_csv):
+            if failure:
+                break
             if on_line is not None:
                 on_line(number)
             if isinstance(item, str):
@@ -203,9 +217,15 @@ def deposit(
                 continue
             batch.append(json.dumps(item, ensure_ascii=False).encode("utf-8"))
             if len(batch) >= chunk:
-                flush()
-        flush()
+                chunks.put(b"\n".join(batch))
+                batch = []
+        if batch and not failure:
+            chunks.put(b"\n".join(batch))
     finally:
+        chunks.put(None)
+        thread.join()
         connection.close()
+    if failure:
+        raise failure[0]
     report.rejected.sort(key=lambda r: r.line)
     return report

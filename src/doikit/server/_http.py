@@ -172,7 +172,8 @@ def safe_location(url: str) -> str:
 
 def valid_http_url(text: str) -> str | None:
     """Why *text* is not an absolute http(s) URL fit for a redirect, or ``None`` if it is."""
-    for i, char in enumerate(text):
+    plain = text.isascii() and text.isprintable() and " " not in text
+    for i, char in enumerate("" if plain else text):
         if char.isspace() or unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}:
             return f"the URL has a space or control character at position {i}"
     try:

@@ -1,0 +1,121 @@
+"""The two hot requests, answered without the framework: a plain read and a plain redirect.
+
+``GET /api/handles/{doi}`` and ``GET /{doi}`` with a plain ASCII path and no query are what
+a resolver serves all day. This ASGI layer answers them straight from the store, with the
+same bytes the full routes produce (a test compares the two); anything else — escapes,
+presentations, queries, aliases, 10320/loc, non-public values, misses — goes on to the
+Starlette app unchanged.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from html import escape
+from typing import TYPE_CHECKING, Final
+
+from doikit._syntax import fold
+from doikit.handle import success_body
+from doikit.server._http import safe_location
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from doikit.server.stores import Store
+
+_JSON_HEADERS: Final = [
+    (b"content-type", b"application/json;charset=UTF-8"),
+    (b"access-control-allow-origin", b"*"),
+]
+_HTML: Final = (b"content-type", b"text/html; charset=utf-8")
+# A Location that needs no escaping: printable ASCII without space and without the
+# characters safe_location would escape.
+_PLAIN_URL: Final = re.compile(r"[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~]+")
+# The first value of type URL (ASCII case ignored), as string data with a TTL in seconds.
+_FIRST_URL: Final = re.compile(
+    r'"type":"(?i:url)","data":\{"format":"string","value":"((?:[^"\\]|\\.)*)"\}'
+    r'(?:,"permissions":"[01]{4}")?,"ttl":([0-9]+)[,}]',
+    re.ASCII,
+)
+_DETOUR: Final = re.compile(r'"type":"(?i:hs_alias|10320/loc)"', re.ASCII)
+MAX_RECOGNIZED_TTL: Final = 2 * 86400
+
+
+class FastPaths:
+    """ASGI middleware: the hot reads from *store*, everything else to *inner*."""
+
+    def __init__(self, inner: ASGIApp, store: Store) -> None:
+        self.inner = inner
+        self.store = store
+        self._expires: dict[int, tuple[int, bytes]] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] in {"GET", "HEAD"}
+            and not scope["query_string"]
+        ):
+            raw: bytes = scope.get("raw_path") or b""
+            if raw.isascii() and b"%" not in raw and b"#" not in raw and b"?" not in raw:
+                if raw.startswith(b"/api/handles/10."):
+                    if await self._api(raw[13:].decode("ascii"), send):
+                        return
+                elif raw.startswith(b"/10.") and await self._redirect(
+                    raw[1:].decode("ascii"), send
+                ):
+                    return
+        await self.inner(scope, receive, send)
+
+    async def _api(self, name: str, send: Send) -> bool:
+        stored = await self.store.get(fold(name))
+        if stored is None or '"permissions":' in stored.values_json:
+            return False
+        body = success_body(name, stored.values_json).encode("utf-8")
+        headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode("ascii"))]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        return True
+
+    async def _redirect(self, name: str, send: Send) -> bool:
+        if name.strip() != name:
+            return False
+        stored = await self.store.get(fold(name))
+        if stored is None:
+            return False
+        # The values are doikit's own canonical JSON (values_to_json), where a quote inside a
+        # string is always escaped: these patterns can only match real keys.
+        text = stored.values_json
+        if _DETOUR.search(text):
+            return False  # the full route follows aliases and chooses locations
+        match = _FIRST_URL.search(text)
+        if match is None:
+            return False
+        literal, ttl = match.group(1), int(match.group(2))
+        url = json.loads(f'"{literal}"') if "\\" in literal else literal
+        location = url if _PLAIN_URL.fullmatch(url) else safe_location(url)
+        body = (
+            "<html><head><title>Handle Redirect</title></head>\n"
+            f'<body><a href="{escape(location)}">{escape(location)}</a></body></html>'
+        ).encode("ascii")
+        headers = [
+            (b"location", location.encode("ascii")),
+            (b"expires", self._expires_after(min(ttl, MAX_RECOGNIZED_TTL))),
+            _HTML,
+            (b"content-length", str(len(body)).encode("ascii")),
+        ]
+        await send({"type": "http.response.start", "status": 302, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        return True
+
+    def _expires_after(self, ttl: int) -> bytes:
+        """``Expires`` for now + *ttl*, formatted once a second per TTL."""
+        now = int(time.time())
+        cached = self._expires.get(ttl)
+        if cached is None or cached[0] != now:
+            if len(self._expires) > 64:
+                self._expires.clear()
+            cached = (now, email.utils.formatdate(now + ttl, usegmt=True).encode("ascii"))
+            self._expires[ttl] = cached
+        return cached[1]
