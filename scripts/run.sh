@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (once) and run doikit's main job on the embedded default:
-#   bash scripts/run.sh [doikit arguments...]     (default: inspect the Handbook's own DOI)
-# Until `doikit serve` lands (issue 4), the main job is the name toolkit itself.
+#   bash scripts/run.sh [doikit arguments...]
+# With no arguments: doikit serve --demo, the DOI directory and resolver on the embedded
+# default store (a SQLite file in the user data directory), at http://127.0.0.1:8000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/doikit ]; then
@@ -10,6 +11,6 @@ if [ ! -x .venv/bin/doikit ]; then
   .venv/bin/python -m pip install --quiet -e '.[all]'
 fi
 if [ "$#" -eq 0 ]; then
-  set -- inspect "https://doi.org/10.1000/182"
+  set -- serve --demo
 fi
 exec .venv/bin/doikit "$@"
