@@ -89,3 +89,34 @@ def test_32_concurrent_writers(store: str) -> None:
         assert "Traceback" not in server.errors()
     finally:
         stop_server(server)
+
+
+def test_a_store_failure_is_500_rc_2_and_a_page(pg_url: str) -> None:
+    import asyncio  # noqa: PLC0415
+
+    import asyncpg  # noqa: PLC0415
+
+    async def sql(statement: str) -> None:
+        conn = await asyncpg.connect(pg_url)
+        try:
+            await conn.execute(statement)
+        finally:
+            await conn.close()
+
+    asyncio.run(sql("DROP DATABASE IF EXISTS doomed"))
+    asyncio.run(sql("CREATE DATABASE doomed"))
+    server = start_server(pg_url.rsplit("/", 1)[0] + "/doomed")
+    try:
+        assert httpx.get(server.url + "/api/handles/10.1000/182").status_code == 200
+        # A real failure: the database disappears under the running server.
+        asyncio.run(sql("DROP DATABASE doomed WITH (FORCE)"))
+        api = httpx.get(server.url + "/api/handles/10.1000/182")
+        assert (api.status_code, api.json()) == (
+            500,
+            {"responseCode": 2, "message": "unexpected server error"},
+        )
+        page = httpx.get(server.url + "/10.1000/182")
+        assert page.status_code == 500
+        assert page.headers["content-type"].startswith("text/html")
+    finally:
+        stop_server(server)

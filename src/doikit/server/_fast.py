@@ -23,7 +23,7 @@ from doikit.server._http import safe_location
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
-    from doikit.server.stores import Store
+    from doikit.server.stores import Store, StoredRecord
 
 _JSON_HEADERS: Final = [
     (b"content-type", b"application/json;charset=UTF-8"),
@@ -68,8 +68,14 @@ class FastPaths:
                     return
         await self.inner(scope, receive, send)
 
+    async def _lookup(self, name: str) -> StoredRecord | None:
+        try:
+            return await self.store.get(fold(name))
+        except Exception:  # noqa: BLE001 - the full route repeats the lookup and reports it
+            return None
+
     async def _api(self, name: str, send: Send) -> bool:
-        stored = await self.store.get(fold(name))
+        stored = await self._lookup(name)
         if stored is None or '"permissions":' in stored.values_json:
             return False
         body = success_body(name, stored.values_json).encode("utf-8")
@@ -81,7 +87,7 @@ class FastPaths:
     async def _redirect(self, name: str, send: Send) -> bool:
         if name.strip() != name:
             return False
-        stored = await self.store.get(fold(name))
+        stored = await self._lookup(name)
         if stored is None:
             return False
         # The values are doikit's own canonical JSON (values_to_json), where a quote inside a
