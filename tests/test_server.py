@@ -585,3 +585,25 @@ def test_fast_path_answers_as_the_full_routes(client: httpx.Client, name: str, r
         expected = full.headers.get(header)
         assert fast.headers.get(header) == (expected and expected.replace("?auth", "")), header
     assert ("expires" in fast.headers) == ("expires" in full.headers)
+
+
+@pytest.mark.parametrize(
+    ("url", "valid"),
+    [
+        ("https://example.org/a?b=c#d", True),
+        ("HTTP://EXAMPLE.ORG:8080", True),
+        ("https://bücher.example/x", True),
+        ("https://[::1]/x", True),
+        ("https://user@example.org/x", True),
+        ("javascript:alert(1)", False),
+        ("https:///nohost", False),
+        ("https://a.example/x y", False),
+        ("https://a.example/\u200bx", False),
+        ("ftp://a.example/", False),
+        ("//a.example/", False),
+    ],
+)
+def test_url_values_that_writes_accept(url: str, *, valid: bool) -> None:
+    from doikit.server._http import valid_http_url  # noqa: PLC0415
+
+    assert (valid_http_url(url) is None) == valid

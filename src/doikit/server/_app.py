@@ -531,7 +531,7 @@ class _LineError(Exception):
 
 def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int) -> Row:
     try:
-        obj = json.loads(line)
+        obj = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _LineError(f"not JSON: {exc}") from None
     if not isinstance(obj, dict):
@@ -554,9 +554,12 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int) -> Row:
         problem = valid_http_url(url)
         if problem:
             raise _LineError(f"url: {problem}", name, number)
+        literal = (
+            f'"{url}"' if url.isascii() and '"' not in url and "\\" not in url else _compact(url)
+        )
         values_json = (
             '[{"index":1,"type":"URL","data":{"format":"string","value":'
-            f'{_compact(url)}}},"ttl":86400,"timestamp":"{_time_text(now)}"}}]'
+            f'{literal}}},"ttl":86400,"timestamp":"{_time_text(now)}"}}]'
         )
         return Row(doi.key, str(doi), doi.prefix, values_json)
     try:

@@ -170,8 +170,17 @@ def safe_location(url: str) -> str:
     return quote(url, safe=_URI_SAFE)
 
 
+# An absolute http(s) URL of printable ASCII with a plain host name: valid as it stands.
+_PLAIN_HTTP_URL: Final = re.compile(
+    r"[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
+    r"(?:[/?#][!-~]*)?"
+)
+
+
 def valid_http_url(text: str) -> str | None:
     """Why *text* is not an absolute http(s) URL fit for a redirect, or ``None`` if it is."""
+    if _PLAIN_HTTP_URL.fullmatch(text):
+        return None  # the common case, decided without parsing
     plain = text.isascii() and text.isprintable() and " " not in text
     for i, char in enumerate("" if plain else text):
         if char.isspace() or unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}:
