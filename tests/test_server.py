@@ -607,3 +607,29 @@ def test_url_values_that_writes_accept(url: str, *, valid: bool) -> None:
     from doikit.server._http import valid_http_url  # noqa: PLC0415
 
     assert (valid_http_url(url) is None) == valid
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [{"index": 1, "type": "url", "data": 'https://example.org/a"b\\c?x=<y>&z=é'}],
+        [
+            {"index": 2, "type": "EMAIL", "data": "a@b"},
+            {"index": 1, "type": "URL", "data": "https://e.org/", "permissions": "1111", "ttl": 5},
+        ],
+        [{"index": 1, "type": "URL", "data": "https://e.org/abs", "ttl": "2030-01-01T00:00:00Z"}],
+        [{"index": 1, "type": "URL.mirror", "data": "https://e.org/sub"}],
+        [{"index": 1, "type": "URL", "data": "https://bücher.example/x y".replace(" ", "")}],
+    ],
+)
+def test_fast_path_parity_on_tricky_records(
+    client: httpx.Client, server: Server, values: list[object]
+) -> None:
+    assert put(client, server, "10.5555/tricky", values).status_code in {200, 201}
+    fast = client.get("/10.5555/tricky")
+    full = client.get("/10.5555/tricky?auth")
+    assert (fast.status_code, fast.headers.get("location"), fast.content) == (
+        full.status_code,
+        full.headers.get("location"),
+        full.content,
+    )

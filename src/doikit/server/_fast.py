@@ -33,12 +33,33 @@ _HTML: Final = (b"content-type", b"text/html; charset=utf-8")
 # A Location that needs no escaping: printable ASCII without space and without the
 # characters safe_location would escape.
 _PLAIN_URL: Final = re.compile(r"[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~]+")
-# The first value of type URL (ASCII case ignored), as string data with a TTL in seconds.
-_FIRST_URL: Final = re.compile(
-    r'"type":"(?i:url)","data":\{"format":"string","value":"((?:[^"\\]|\\.)*)"\}'
-    r'(?:,"permissions":"[01]{4}")?,"ttl":([0-9]+)[,}]',
-    re.ASCII,
-)
+# Where the first value of type URL starts (ASCII case ignored), and what must follow.
+_URL_TYPE: Final = re.compile(r'"type":"(?i:url)"', re.ASCII)
+_STRING_DATA: Final = ',"data":{"format":"string","value":"'
+_DECODER: Final = json.JSONDecoder()
+_TTL: Final = re.compile(r'\}(?:,"permissions":"[01]{4}")?,"ttl":([0-9]+)[,}]', re.ASCII)
+
+
+def _first_url(text: str) -> tuple[str, int] | None:
+    """The first URL value's text and TTL in canonical values JSON, or None when that value
+    is not plain string data with a TTL in seconds (the full route then decides)."""
+    kind = _URL_TYPE.search(text)
+    if kind is None or not text.startswith(_STRING_DATA, kind.end()):
+        return None
+    start = kind.end() + len(_STRING_DATA)  # just after the opening quote
+    close = text.find('"', start)
+    if close < 0:
+        return None
+    url = text[start:close]
+    if "\\" in url:  # escapes, perhaps an escaped quote: JSON reads the string
+        url, after = _DECODER.raw_decode(text, start - 1)
+        close = after - 1
+    ttl = _TTL.match(text, close + 1)
+    if ttl is None or not isinstance(url, str):
+        return None
+    return url, int(ttl.group(1))
+
+
 _DETOUR: Final = re.compile(r'"type":"(?i:hs_alias|10320/loc)"', re.ASCII)
 MAX_RECOGNIZED_TTL: Final = 2 * 86400
 
@@ -95,15 +116,15 @@ class FastPaths:
         text = stored.values_json
         if _DETOUR.search(text):
             return False  # the full route follows aliases and chooses locations
-        match = _FIRST_URL.search(text)
-        if match is None:
+        found = _first_url(text)
+        if found is None:
             return False
-        literal, ttl = match.group(1), int(match.group(2))
-        url = json.loads(f'"{literal}"') if "\\" in literal else literal
+        url, ttl = found
         location = url if _PLAIN_URL.fullmatch(url) else safe_location(url)
+        shown = escape(location)
         body = (
             "<html><head><title>Handle Redirect</title></head>\n"
-            f'<body><a href="{escape(location)}">{escape(location)}</a></body></html>'
+            f'<body><a href="{shown}">{shown}</a></body></html>'
         ).encode("ascii")
         headers = [
             (b"location", location.encode("ascii")),
