@@ -12,7 +12,16 @@ DOI Foundation.
 from __future__ import annotations
 
 from doikit._doi import DOI, is_valid, normalize, validate
-from doikit._errors import ERROR_CODES, DOIError, InvalidDOI
+from doikit._errors import (
+    ERROR_CODES,
+    DOIError,
+    DOINotFound,
+    HandleServerError,
+    InvalidDOI,
+    MalformedResponse,
+    ResolutionError,
+    TransportError,
+)
 from doikit._extract import Found, find, find_all
 from doikit._present import normalize_legacy_uri
 from doikit._safety import Finding
@@ -20,17 +29,32 @@ from doikit._safety import Finding
 __version__ = "0.1.0"
 
 # Pickles and reprs name the public path, so internal modules can move between releases.
-for _public in (DOIError, InvalidDOI, Finding, Found):
+for _public in (
+    DOIError,
+    InvalidDOI,
+    Finding,
+    Found,
+    ResolutionError,
+    DOINotFound,
+    HandleServerError,
+    MalformedResponse,
+    TransportError,
+):
     _public.__module__ = __name__
 del _public
 
 __all__ = [
     "DOI",
     "DOIError",
+    "DOINotFound",
     "ERROR_CODES",
     "Finding",
     "Found",
+    "HandleServerError",
     "InvalidDOI",
+    "MalformedResponse",
+    "ResolutionError",
+    "TransportError",
     "__version__",
     "find",
     "find_all",

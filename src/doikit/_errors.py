@@ -5,6 +5,11 @@ raised. A program catches the branch it can handle::
 
     * DOIError
       x InvalidDOI(ValueError)    .code  .position  .text   the text is not a DOI name
+      x ResolutionError           .doi                      resolving did not give a record
+        + DOINotFound             rc 100 / HTTP 404
+        + HandleServerError       .status .response_code    rc 2, 5xx, or another error code
+        + MalformedResponse       .status                   the reply is not the Handle JSON
+        + TransportError                                    timeout, refused connection, …
 
 ``.code`` is a stable, machine-readable reason (one of :data:`ERROR_CODES`); ``.position``
 is the index into the text the caller passed (``None`` when no single character is at
@@ -65,3 +70,43 @@ def _short(text: str, limit: int = 80) -> str:
     if len(text) > limit:
         text = text[: limit // 2] + "…" + text[-limit // 2 :]
     return repr(text)
+
+
+class ResolutionError(DOIError):
+    """Resolving a DOI name did not give its record. ``.doi`` is the name asked for."""
+
+    def __init__(self, doi: str, message: str) -> None:
+        self.doi = doi
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type[ResolutionError], tuple[str, str]]:
+        return (type(self), (self.doi, str(self)))
+
+
+class DOINotFound(ResolutionError):  # noqa: N818 - the name the issue and users ask for
+    """The directory has no such DOI name (responseCode 100, HTTP 404)."""
+
+
+class HandleServerError(ResolutionError):
+    """The server answered with an error: rc 2 or another code, or an HTTP 5xx/4xx."""
+
+    def __init__(
+        self, doi: str, message: str, *, status: int = 0, response_code: int | None = None
+    ) -> None:
+        super().__init__(doi, message)
+        self.status = status
+        self.response_code = response_code
+
+    def __reduce__(  # type: ignore[override]
+        self,
+    ) -> tuple[type[HandleServerError], tuple[str, str], dict[str, int | None]]:
+        state = {"status": self.status, "response_code": self.response_code}
+        return (type(self), (self.doi, str(self)), state)
+
+
+class MalformedResponse(ResolutionError):  # noqa: N818 - the name the issue asks for
+    """The reply is not the Handle REST API's JSON (an HTML page on a 200, bad JSON, …)."""
+
+
+class TransportError(ResolutionError):
+    """The request did not get an answer: a timeout, a refused or dropped connection."""

@@ -1,0 +1,193 @@
+"""doikit.client against a real `doikit serve`, and against small real servers that misbehave."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import pickle
+import socket
+import threading
+from typing import TYPE_CHECKING
+
+import pytest
+
+import doikit
+from conftest import free_port
+from doikit.client import AsyncClient, Client
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from conftest import Server
+
+
+@pytest.fixture
+def client(server: Server) -> Iterator[Client]:
+    with Client(server.url, timeout=10) as resolver:
+        yield resolver
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10.1000/182",
+        "doi:10.1000/182",
+        "https://doi.org/10.1000/182",
+        "urn:doi:10.1000:182",
+        "10.1000/182".upper(),
+    ],
+)
+def test_resolve_any_presentation(client: Client, text: str) -> None:
+    record = client.resolve(text)
+    assert [v.type for v in record.values] == ["URL", "HS_ADMIN"]
+    assert record.values[0].text == "https://www.doi.org/the-identifier/resources/handbook"
+
+
+def test_hash_query_space_and_non_ascii_survive(client: Client, server: Server) -> None:
+    import httpx  # noqa: PLC0415
+
+    name = "10.5555/a#b?c d%é/./x"
+    doi = doikit.DOI(name)
+    body = {"values": [{"index": 1, "type": "URL", "data": "https://example.org/odd"}]}
+    put = httpx.put(
+        server.url + "/api/handles/" + doi.to_uri()[4:],
+        json=body,
+        headers={"Authorization": f"Bearer {server.token}"},
+    )
+    assert put.status_code in {200, 201}
+    record = client.resolve(name)
+    assert record.handle == name
+    assert client.url(name) == "https://example.org/odd"
+
+
+def test_filters_and_values_not_found(client: Client) -> None:
+    assert [v.index for v in client.resolve("10.1000/1", types=["URL"]).values] == [1]
+    assert [v.index for v in client.resolve("10.1000/1", indexes=[100]).values] == [100]
+    assert client.resolve("10.1000/1", types=["NOSUCH"]).values == ()
+
+
+def test_not_found_and_invalid(client: Client) -> None:
+    with pytest.raises(doikit.DOINotFound) as caught:
+        client.resolve("10.1000/nope")
+    assert caught.value.doi == "10.1000/nope"
+    assert isinstance(caught.value, doikit.ResolutionError)
+    with Client(f"http://127.0.0.1:{free_port()}") as nowhere, pytest.raises(doikit.InvalidDOI):
+        nowhere.resolve("10.10O0/x")  # refused before any request: no TransportError
+
+
+def test_single_and_multiple_resolution(client: Client) -> None:
+    assert client.url("10.1000/alias") == "https://www.doi.org/the-identifier/resources/handbook"
+    assert client.url("10.1000/multiple") == "https://example.org/multiple/a"
+    assert client.urls("10.1000/multiple") == [
+        "https://example.org/multiple/a",
+        "https://example.org/multiple/b",
+        "https://example.org/metadata/10.1000%2Fmultiple",
+        "https://example.org/multiple/legacy",
+    ]
+    with pytest.raises(doikit.DOINotFound, match="no URL"):
+        client.url("10.1000/email-only")
+
+
+def test_which_ra(client: Client) -> None:
+    assert client.which_ra(["10.1000/182", "10.1000/nope", "x"]) == [
+        {"DOI": "10.1000/182", "RA": "doikit"},
+        {"DOI": "10.1000/nope", "status": "DOI does not exist"},
+        {"DOI": "x", "status": "Invalid DOI"},
+    ]
+    many = [f"10.1000/{i:04}" for i in range(600)]
+    answers = client.which_ra(many)
+    assert [a["DOI"] for a in answers] == many
+
+
+def test_async_client(server: Server) -> None:
+    async def main() -> tuple[list[str], str]:
+        async with AsyncClient(server.url) as resolver:
+            records = await asyncio.gather(
+                *(resolver.resolve(n) for n in ("10.1000/182", "doi:10.1000/1"))
+            )
+            return [r.handle for r in records], await resolver.url("10.1000/alias")
+
+    handles, url = asyncio.run(main())
+    assert handles == ["10.1000/182", "10.1000/1"]
+    assert url == "https://www.doi.org/the-identifier/resources/handbook"
+
+
+# --- servers that misbehave, on real sockets --------------------------------------------
+
+
+class _Canned(http.server.BaseHTTPRequestHandler):
+    status = 200
+    content_type = "text/html"
+    body = b"<html>maintenance</html>"
+
+    def do_GET(self) -> None:
+        self.send_response(self.status)
+        self.send_header("Content-Type", self.content_type)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "body", "error"),
+    [
+        (200, "text/html", b"<html>maintenance</html>", doikit.MalformedResponse),
+        (200, "application/json", b"{not json", doikit.MalformedResponse),
+        (
+            200,
+            "application/json",
+            b'{"responseCode":1,"handle":"x","values":"no"}',
+            doikit.MalformedResponse,
+        ),
+        (500, "application/json", b'{"responseCode":2,"message":"boom"}', doikit.HandleServerError),
+        (503, "text/html", b"busy", doikit.HandleServerError),
+        (403, "text/html", b"blocked", doikit.HandleServerError),
+    ],
+)
+def test_bad_answers_map_to_resolution_errors(
+    status: int, content_type: str, body: bytes, error: type[doikit.ResolutionError]
+) -> None:
+    handler = type("H", (_Canned,), {"status": status, "content_type": content_type, "body": body})
+    for url in _serve(handler):
+        with Client(url) as resolver, pytest.raises(error) as caught:
+            resolver.resolve("10.1000/182")
+        assert caught.value.doi == "10.1000/182"
+        if isinstance(caught.value, doikit.HandleServerError):
+            assert caught.value.status == status
+            again = pickle.loads(pickle.dumps(caught.value))  # noqa: S301 - our own bytes
+            assert (type(again), again.status, str(again)) == (
+                type(caught.value),
+                status,
+                str(caught.value),
+            )
+
+
+def test_refused_connection_and_timeout_are_transport_errors() -> None:
+    with (
+        Client(f"http://127.0.0.1:{free_port()}") as resolver,
+        pytest.raises(doikit.TransportError),
+    ):
+        resolver.resolve("10.1000/182")
+    with socket.socket() as silent:  # accepts, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        with (
+            Client(f"http://127.0.0.1:{port}", timeout=0.3) as resolver,
+            pytest.raises(doikit.TransportError),
+        ):
+            resolver.resolve("10.1000/182")
