@@ -180,9 +180,9 @@ def check_values(values: tuple[HandleValue, ...]) -> None:
                     raise HandleFormatError(f"{where}.data", f"{location.href!r}: {problem}")
 
 
-def _stamp(values: tuple[HandleValue, ...]) -> tuple[HandleValue, ...]:
-    """Values with a timestamp: the one given (a mirror keeps it), else now."""
-    now = int(time.time())
+def _stamp(values: tuple[HandleValue, ...], now: int | None = None) -> tuple[HandleValue, ...]:
+    """Values with a timestamp: the one given (a mirror keeps it), else *now*."""
+    now = int(time.time()) if now is None else now
     return tuple(
         v
         if v.timestamp
@@ -567,13 +567,7 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int) -> Row:
         check_values(values)
     except HandleFormatError as exc:
         raise _LineError(str(exc), name, number) from None
-    stamped = tuple(
-        v
-        if v.timestamp
-        else HandleValue(v.index, v.type, v.data, v.ttl, now, v.permissions, v.references)
-        for v in values
-    )
-    return Row(doi.key, str(doi), doi.prefix, values_to_json(stamped))
+    return Row(doi.key, str(doi), doi.prefix, values_to_json(_stamp(values, now)))
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
