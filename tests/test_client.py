@@ -102,6 +102,9 @@ def test_which_ra(client: Client) -> None:
 def test_async_client(server: Server) -> None:
     async def main() -> tuple[list[str], str]:
         async with AsyncClient(server.url) as resolver:
+            assert await resolver.which_ra(["10.1000/182"]) == [
+                {"DOI": "10.1000/182", "RA": "doikit"}
+            ]
             records = await asyncio.gather(
                 *(resolver.resolve(n) for n in ("10.1000/182", "doi:10.1000/1"))
             )

@@ -70,6 +70,13 @@ class _Base:
         )
 
     @staticmethod
+    def _ra_json(names: list[str], response: httpx.Response) -> object:
+        try:
+            return response.json()
+        except ValueError:
+            raise MalformedResponse(",".join(names), "Which RA did not answer JSON") from None
+
+    @staticmethod
     def _which_ra(names: list[str], replies: list[object]) -> list[dict[str, str]]:
         out: list[dict[str, str]] = []
         for reply in replies:
@@ -168,10 +175,7 @@ class Client(_Base):
                 response = self._http.get(self.base_url + path)
             except httpx.HTTPError as exc:
                 raise TransportError(",".join(names), f"Which RA: {exc}") from exc
-            try:
-                replies.append(response.json())
-            except ValueError:
-                raise MalformedResponse(",".join(names), "Which RA did not answer JSON") from None
+            replies.append(self._ra_json(names, response))
         return self._which_ra(names, replies)
 
 
@@ -240,6 +244,18 @@ class AsyncClient(_Base):
     async def urls(self, doi: str | DOI) -> list[str]:
         """Multiple resolution; see :meth:`Client.urls`."""
         return urls_of(await self.resolve(doi))
+
+    async def which_ra(self, dois: Iterable[str]) -> list[dict[str, str]]:
+        """Which RA for each name, in order; see :meth:`Client.which_ra`."""
+        names = list(dois)
+        replies = []
+        for path in which_ra_paths(names):
+            try:
+                response = await self._http.get(self.base_url + path)
+            except httpx.HTTPError as exc:
+                raise TransportError(",".join(names), f"Which RA: {exc}") from exc
+            replies.append(self._ra_json(names, response))
+        return self._which_ra(names, replies)
 
 
 __all__ = [
