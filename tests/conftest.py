@@ -93,6 +93,14 @@ def fresh_pg_url(pg_url: str) -> str:
     return pg_url
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each store in turn: a fresh SQLite file, then the PostgreSQL cluster emptied."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    return str(request.getfixturevalue("fresh_pg_url"))
+
+
 @dataclass
 class Server:
     """A running `doikit serve`: its base URL, a token for 10.5555, the process."""

@@ -5,22 +5,10 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 import httpx
-import pytest
 
 from conftest import start_server, stop_server
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'kill.sqlite3'}"
-    return str(request.getfixturevalue("fresh_pg_url"))
 
 
 def _put(http: httpx.Client, token: str, name: str) -> int:
@@ -30,8 +18,8 @@ def _put(http: httpx.Client, token: str, name: str) -> int:
     ).status_code
 
 
-def test_sigkill_loses_no_acknowledged_write(store: str) -> None:
-    server = start_server(store, demo=False)
+def test_sigkill_loses_no_acknowledged_write(store_url: str) -> None:
+    server = start_server(store_url, demo=False)
     acknowledged: list[str] = []
     stop = threading.Event()
 
@@ -61,7 +49,7 @@ def test_sigkill_loses_no_acknowledged_write(store: str) -> None:
     server.log.close()
     assert len(acknowledged) >= 300
 
-    again = start_server(store, demo=False)
+    again = start_server(store_url, demo=False)
     try:
         with httpx.Client(base_url=again.url, timeout=10) as http:
             lost = [n for n in acknowledged if http.get(f"/api/handles/{n}").status_code != 200]
@@ -70,8 +58,8 @@ def test_sigkill_loses_no_acknowledged_write(store: str) -> None:
         stop_server(again)
 
 
-def test_32_concurrent_writers(store: str) -> None:
-    server = start_server(store, demo=False)
+def test_32_concurrent_writers(store_url: str) -> None:
+    server = start_server(store_url, demo=False)
     try:
 
         def writer(n: int) -> list[int]:

@@ -12,14 +12,6 @@ from doikit.server import PutResult, Row, Store, StoreError, open_store
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
-    from pathlib import Path
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.sqlite3'}"
-    return str(request.getfixturevalue("fresh_pg_url"))
 
 
 def run(url: str, body: Callable[[Store], Awaitable[None]]) -> None:

@@ -212,7 +212,7 @@ def parse(text: str) -> str:
                         return _parse_slow(text)
                     name = decoded
         if kind == 3:  # _URN
-            name = _urn_colon(name)
+            name = urn_colon(name)
     slash = name.find("/")
     if slash > 3:
         registrant = name[3:slash]
@@ -271,7 +271,7 @@ def _parse_slow(text: str) -> str:
         skip = inner.end() if inner else 0
     name = decoded[skip:] if skip else decoded
     if urn:
-        name = _urn_colon(name)
+        name = urn_colon(name)
     if not name:
         raise InvalidDOI(
             text, "empty", _lead(text) + len(stripped), "there is no DOI name after the prefix"
@@ -291,7 +291,7 @@ def _parse_slow(text: str) -> str:
     return name
 
 
-def _urn_colon(name: str) -> str:
+def urn_colon(name: str) -> str:
     """Seed 000 and handle-api.md 2.1 step 5: in a URN the first ':' stands for the first
     '/', when it comes before any '/' (``urn:doi:10.123:456`` names ``10.123/456``)."""
     colon = name.find(":")

@@ -27,10 +27,10 @@ from doikit._errors import (
 from doikit.handle._sansio import (
     MAX_ALIAS_HOPS,
     Request,
-    alias_of,
     read_resolution,
+    resolution_step,
     resolve_request,
-    url_of,
+    too_many_aliases,
     urls_of,
     which_ra_paths,
 )
@@ -47,6 +47,10 @@ DEFAULT_BASE_URL: Final = "https://doi.org"
 def _user_agent(mailto: str | None) -> str:
     agent = f"doikit/{__version__} (+https://pypi.org/project/doikit/"
     return agent + (f"; mailto:{mailto})" if mailto else ")")
+
+
+def _transport_error(doi: DOI, exc: httpx.HTTPError) -> TransportError:
+    return TransportError(str(doi), f"resolving {doi}: {type(exc).__name__}: {exc}")
 
 
 def _doi(text: str | DOI) -> DOI:
@@ -125,7 +129,7 @@ class Client(_Base):
         try:
             return self._http.get(self._url(request))
         except httpx.HTTPError as exc:
-            raise TransportError(str(doi), f"resolving {doi}: {type(exc).__name__}: {exc}") from exc
+            raise _transport_error(doi, exc) from exc
 
     def resolve(
         self,
@@ -152,15 +156,11 @@ class Client(_Base):
         """
         name = _doi(doi)
         for _ in range(MAX_ALIAS_HOPS):
-            record = self.resolve(name)
-            target = alias_of(record)
-            if target is None:
-                found = url_of(record)
-                if found is None:
-                    raise DOINotFound(str(name), f"{name} has no URL to resolve to")
-                return found
-            name = DOI(target)
-        raise HandleServerError(str(doi), f"{doi}: more than {MAX_ALIAS_HOPS} aliases")
+            step = resolution_step(self.resolve(name))
+            if isinstance(step, str):
+                return step
+            name = step
+        raise too_many_aliases(doi)
 
     def urls(self, doi: str | DOI) -> list[str]:
         """Multiple resolution: every URL of the record (10320/loc locations, URL values)."""
@@ -222,24 +222,18 @@ class AsyncClient(_Base):
         try:
             response = await self._http.get(self._url(request))
         except httpx.HTTPError as exc:
-            raise TransportError(
-                str(name), f"resolving {name}: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise _transport_error(name, exc) from exc
         return self._record(name, response)
 
     async def url(self, doi: str | DOI) -> str:
         """The URL the proxy would redirect to; see :meth:`Client.url`."""
         name = _doi(doi)
         for _ in range(MAX_ALIAS_HOPS):
-            record = await self.resolve(name)
-            target = alias_of(record)
-            if target is None:
-                found = url_of(record)
-                if found is None:
-                    raise DOINotFound(str(name), f"{name} has no URL to resolve to")
-                return found
-            name = DOI(target)
-        raise HandleServerError(str(doi), f"{doi}: more than {MAX_ALIAS_HOPS} aliases")
+            step = resolution_step(await self.resolve(name))
+            if isinstance(step, str):
+                return step
+            name = step
+        raise too_many_aliases(doi)
 
     async def urls(self, doi: str | DOI) -> list[str]:
         """Multiple resolution; see :meth:`Client.urls`."""

@@ -10,17 +10,16 @@ import contextlib
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
-from urllib.parse import quote
 
+from doikit._doi import DOI
 from doikit._errors import DOINotFound, HandleServerError, MalformedResponse
-from doikit.handle._locations import choose_location, parse_locations
+from doikit._present import url_path
+from doikit.handle._locations import Location, choose_location, parse_locations
 from doikit.handle._protocol import RC_HANDLE_NOT_FOUND, RC_SUCCESS, RC_VALUES_NOT_FOUND
 from doikit.handle._values import HandleFormatError, HandleRecord, record_from_json, type_matches
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-    from doikit._doi import DOI
 
 #: How many HS_ALIAS hops ``url()`` follows, as the proxy.
 MAX_ALIAS_HOPS: Final = 20
@@ -39,7 +38,6 @@ def handle_path(doi: DOI) -> str:
 
     So ``#``, ``?``, ``%``, spaces and non-ASCII survive the trip.
 
-    >>> from doikit import DOI
     >>> handle_path(DOI("10.1000/456#789 x"))
     '/api/handles/10.1000/456%23789%20x'
     """
@@ -91,10 +89,25 @@ def read_resolution(doi: DOI, status: int, content_type: str, body: bytes) -> Ha
         raise MalformedResponse(name, f"resolving {name}: {exc}") from None
 
 
-def alias_of(record: HandleRecord) -> str | None:
-    """The DOI name an HS_ALIAS value points to, if the record has one."""
-    value = record.first("HS_ALIAS")
-    return None if value is None else value.text
+def resolution_step(record: HandleRecord) -> str | DOI:
+    """One step of single resolution: the URL the proxy would send a client to, or the DOI
+    name the record's HS_ALIAS points to (the next record to resolve).
+
+    :raises DOINotFound: when the record has neither.
+    :raises InvalidDOI: when the alias does not name a DOI.
+    """
+    alias = record.first("HS_ALIAS")
+    if alias is not None:
+        return DOI(alias.text or "")
+    redirect = choose_redirect(record)
+    if redirect is None:
+        raise DOINotFound(record.handle, f"{record.handle} has no URL to resolve to")
+    return redirect.url
+
+
+def too_many_aliases(doi: object) -> HandleServerError:
+    """The error for an alias chain longer than :data:`MAX_ALIAS_HOPS`."""
+    return HandleServerError(str(doi), f"{doi}: more than {MAX_ALIAS_HOPS} aliases")
 
 
 def urls_of(record: HandleRecord) -> list[str]:
@@ -111,22 +124,46 @@ def urls_of(record: HandleRecord) -> list[str]:
     return out
 
 
-def url_of(record: HandleRecord, locatt: tuple[tuple[str, str], ...] = ()) -> str | None:
-    """The URL the proxy would redirect to (aliases aside): 10320/loc first, then URL."""
-    loc = record.first("10320/loc")
-    if loc is not None:
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """Where the proxy sends a resolution: the URL, the status, the TTL in seconds, and
+    whether some location negotiates content (the answer then varies by ``Accept``)."""
+
+    url: str
+    status: int
+    ttl: int
+    vary: bool
+
+
+def choose_redirect(
+    record: HandleRecord, locatt: tuple[tuple[str, str], ...] = ()
+) -> Redirect | None:
+    """Where the proxy redirects for *record* (aliases aside), or None (handle-api.md §2.2,
+    §2.4): a 10320/loc location chosen by *locatt* and weight, with the record's URL values
+    as weight-0 last resorts; without 10320/loc, the first URL value, else the first URL.x.
+    """
+    loc_value = record.first("10320/loc")
+    if loc_value is not None:
         try:
-            locations = parse_locations(loc.text or "")
+            locations = parse_locations(loc_value.text or "")
         except HandleFormatError:
             locations = None
-        if locations is not None and locations.locations:
-            chosen = choose_location(locations.locations, locatt, locations.chooseby)
+        if locations is not None:
+            legacy = tuple(
+                Location(v.text or "", 0.0, (("mode", "legacy"),))
+                for v in record.values
+                if type_matches(v.type, "URL.")
+            )
+            pool = locations.locations + legacy
+            vary = any("conneg" in (loc.get("http_role") or "") for loc in pool)
+            chosen = choose_location(pool, locatt, locations.chooseby)
             if chosen is not None:
-                return chosen.url(record.handle)
+                url = chosen.url(record.handle)
+                return Redirect(url, locations.http_sc, loc_value.ttl_seconds(), vary)
     for wanted in ("URL", "URL."):
         for value in record.values:
             if type_matches(value.type, wanted) and value.text:
-                return value.text
+                return Redirect(value.text, 302, value.ttl_seconds(), vary=False)
     return None
 
 
@@ -137,7 +174,7 @@ def which_ra_paths(names: Sequence[str], limit: int = 4000) -> list[str]:
     current: list[str] = []
     size = 4
     for name in names:
-        part = quote(name, safe="/:;()[]<>@!$&'*+=-._~").replace(",", "%2C")
+        part = url_path(name).replace(",", "%2C")  # the Handbook's encoding; ',' for Which RA
         if current and size + len(part) + 1 > limit:
             paths.append("/ra/" + ",".join(current))
             current, size = [], 4

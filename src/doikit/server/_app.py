@@ -7,7 +7,6 @@ doikit goes further (bearer-token writes, batch deposit) it says so in the OpenA
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import functools
 import hashlib
 import json
@@ -23,7 +22,7 @@ from starlette.routing import Route
 
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
-from doikit._present import url_path
+from doikit._present import url_path, urn_colon
 from doikit._syntax import PREFIX_ONLY_RE, fold
 from doikit.handle import (
     RC_AUTHENTICATION_NEEDED,
@@ -37,8 +36,6 @@ from doikit.handle import (
     HandleFormatError,
     HandleRecord,
     HandleValue,
-    Location,
-    choose_location,
     filter_values,
     format_time,
     parse_locations,
@@ -48,6 +45,7 @@ from doikit.handle import (
     values_from_json,
     values_to_json,
 )
+from doikit.handle._sansio import MAX_ALIAS_HOPS, choose_redirect
 from doikit.server import _pages
 from doikit.server._fast import FastPaths
 from doikit.server._http import (
@@ -55,6 +53,7 @@ from doikit.server._http import (
     api_error,
     api_reply,
     decode_path,
+    expires,
     flag,
     page,
     present,
@@ -80,10 +79,6 @@ def _compact(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-#: How many HS_ALIAS hops the proxy follows before it gives up (HANDLE.NET's limit).
-MAX_ALIAS_HOPS: Final = 20
-#: The longest TTL the proxy turns into an ``Expires`` header (HANDLE.NET: two days).
-MAX_RECOGNIZED_TTL: Final = 2 * 86400
 #: The largest body a single PUT may carry, and a batch deposit.
 MAX_BODY: Final = 1 << 20
 MAX_DEPOSIT_BODY: Final = 64 << 20
@@ -128,6 +123,14 @@ class _RefusedError(Exception):
         self.response_code = response_code
         self.message = message
         self.status = status
+
+
+def _require_prefix(allowed: tuple[str, ...], prefix: str, verb: str = "write") -> None:
+    """Refuse (403 rc 401) a token whose prefixes do not include *prefix*."""
+    if prefix not in allowed:
+        raise _RefusedError(
+            RC_INSUFFICIENT_PERMISSIONS, f"the token may not {verb} prefix {prefix}"
+        )
 
 
 def _bare_name(text: str) -> DOI:
@@ -202,10 +205,7 @@ class DoikitApp:
     # --- authentication ------------------------------------------------------------------
 
     async def _authorize(self, request: Request, prefix: str) -> None:
-        if prefix not in await self._token(request):
-            raise _RefusedError(
-                RC_INSUFFICIENT_PERMISSIONS, f"the token may not write prefix {prefix}"
-            )
+        _require_prefix(await self._token(request), prefix)
 
     @staticmethod
     def _refused(exc: _RefusedError, handle: str | None, params: list[tuple[str, str]]) -> Response:
@@ -296,10 +296,7 @@ class DoikitApp:
         """
         allowed = await self._token(request)
         doi = _bare_name(handle)
-        if doi.prefix not in allowed:
-            raise _RefusedError(
-                RC_INSUFFICIENT_PERMISSIONS, f"the token may not write prefix {doi.prefix}"
-            )
+        _require_prefix(allowed, doi.prefix)
         return doi
 
     async def api_list(self, request: Request) -> Response:
@@ -324,9 +321,10 @@ class DoikitApp:
         if page < 0 or not 0 <= size <= 10000:
             message = "page must be 0 or more and pageSize 0 to 10000"
             return api_error(RC_PROTOCOL_ERROR, message=message, params=params)
-        if prefix not in allowed:
-            message = f"the token may not list prefix {prefix}"
-            return api_error(RC_INSUFFICIENT_PERMISSIONS, message=message, params=params)
+        try:
+            _require_prefix(allowed, prefix, "list")
+        except _RefusedError as exc:
+            return self._refused(exc, None, params)
         total, names = await self.store.list_names(prefix, page * size, size)
         body = {
             "responseCode": 1,
@@ -464,23 +462,17 @@ class DoikitApp:
         shown = record.filter(types, indexes)
         if present(params, "noredirect") or action == "showvalues":
             return page(_pages.record(shown))
-        chosen = _choose(shown, params, request.headers.get("accept", ""))
+        chosen = choose_redirect(shown, _locatt(params, request.headers.get("accept", "")))
         if chosen is None:
             note = "No value of this record is a URL to redirect to."
             return page(_pages.record(shown, note=note if not (types or indexes) else None))
-        url, status, ttl, vary = chosen
-        url += "".join(values_of(params, "urlappend")) + hash_tail
+        url = chosen.url + "".join(values_of(params, "urlappend")) + hash_tail
         location = safe_location(url)
-        headers = {
-            "Location": location,
-            "Expires": email.utils.formatdate(
-                time.time() + min(ttl, MAX_RECOGNIZED_TTL), usegmt=True
-            ),
-        }
-        if vary:
+        headers = {"Location": location, "Expires": expires(chosen.ttl)}
+        if chosen.vary:
             headers["Vary"] = "Accept"
         return Response(
-            _pages.redirect(location), status, headers, media_type="text/html; charset=utf-8"
+            _pages.redirect(location), chosen.status, headers, media_type="text/html; charset=utf-8"
         )
 
     async def _alias(self, record: HandleRecord, request: Request) -> Response:
@@ -542,10 +534,9 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int) -> Row:
         raise _LineError("'doi' must be a string", None, number)
     try:
         doi = _bare_name(name)
+        _require_prefix(allowed, doi.prefix)
     except _RefusedError as exc:
         raise _LineError(exc.message, name, number) from None
-    if doi.prefix not in allowed:
-        raise _LineError(f"the token may not write prefix {doi.prefix}", name, number)
     if "values" not in obj and not isinstance(obj.get("url"), str):
         raise _LineError("give 'url' (a string) or 'values' (a list)", name, number)
     if "values" not in obj:
@@ -609,12 +600,7 @@ def _proxy_name(path: str) -> str:
             return name[len(prefix) :].strip(_TRIM)
     for prefix in _URN_PREFIXES:
         if lower.startswith(prefix):
-            name = name[len(prefix) :]
-            colon, slash = name.find(":"), name.find("/")
-            # The first ':' stands for the first '/' when it comes before any '/'.
-            if colon >= 0 and (slash < 0 or colon < slash):
-                name = name[:colon] + "/" + name[colon + 1 :]
-            return name
+            return urn_colon(name[len(prefix) :])
     return name
 
 
@@ -626,7 +612,7 @@ def _filters(params: list[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[int,
     return tuple(values_of(params, "type")), tuple(indexes)
 
 
-def _accept_locatt(accept: str) -> tuple[tuple[tuple[str, str], ...], bool]:
+def _accept_locatt(accept: str) -> tuple[tuple[str, str], ...]:
     """The locatt filters content negotiation adds for an ``Accept`` header (§2.5)."""
     ranked = []
     for i, item in enumerate(accept.split(",")):
@@ -640,45 +626,23 @@ def _accept_locatt(accept: str) -> tuple[tuple[tuple[str, str], ...], bool]:
             ranked.append((-q, i, media.lower()))
     ranked.sort()
     if not ranked or ranked[0][0] == 0:
-        return (), False
+        return ()
     top = ranked[0][2]
     if "*" in top or top.startswith(_BROWSER_TYPES):
-        return (), False
+        return ()
     pairs = [("http_role", "conneg")]
     for _, _, media in ranked:
         pairs += [("ctype", media), ("media-type", media)]
-    return tuple(pairs), True
+    return tuple(pairs)
 
 
-def _choose(
-    record: HandleRecord, params: list[tuple[str, str]], accept: str
-) -> tuple[str, int, int, bool] | None:
-    """The redirect target: (URL, status, TTL, whether to send ``Vary: Accept``)."""
-    loc_value = record.first("10320/loc")
-    if loc_value is not None:
-        try:
-            locations = parse_locations(loc_value.text or "")
-        except HandleFormatError:
-            locations = None
-        if locations is not None:
-            # The record's own URL values join as last-resort locations (urlWeight 0).
-            legacy = tuple(
-                Location(v.text or "", 0.0, (("mode", "legacy"),))
-                for v in record.values
-                if type_matches(v.type, "URL.")
-            )
-            pool = locations.locations + legacy
-            locatt = tuple(tuple(p.split(":", 1)) for p in values_of(params, "locatt") if ":" in p)
-            negotiated, _ = _accept_locatt(accept)
-            vary = any("conneg" in (loc.get("http_role") or "") for loc in pool)
-            chosen = choose_location(pool, locatt + negotiated, locations.chooseby)  # type: ignore[arg-type]
-            if chosen is not None:
-                return chosen.url(record.handle), locations.http_sc, loc_value.ttl_seconds(), vary
-    for wanted in ("URL", "URL."):
-        for value in record.values:
-            if type_matches(value.type, wanted) and value.text:
-                return value.text, 302, value.ttl_seconds(), False
-    return None
+def _locatt(params: list[tuple[str, str]], accept: str) -> tuple[tuple[str, str], ...]:
+    """The request's ``locatt=key:value`` filters, then those its ``Accept`` adds."""
+    given = tuple(
+        (key, value)
+        for key, _, value in (p.partition(":") for p in values_of(params, "locatt") if ":" in p)
+    )
+    return given + _accept_locatt(accept)
 
 
 class _AnyPath(Convertor[str]):

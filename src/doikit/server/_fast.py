@@ -9,16 +9,14 @@ Starlette app unchanged.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import re
-import time
-from html import escape
 from typing import TYPE_CHECKING, Final
 
 from doikit._syntax import fold
 from doikit.handle import success_body
-from doikit.server._http import safe_location
+from doikit.server import _pages
+from doikit.server._http import expires, safe_location
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -61,7 +59,6 @@ def _first_url(text: str) -> tuple[str, int] | None:
 
 
 _DETOUR: Final = re.compile(r'"type":"(?i:hs_alias|10320/loc)"', re.ASCII)
-MAX_RECOGNIZED_TTL: Final = 2 * 86400
 
 
 class FastPaths:
@@ -70,7 +67,6 @@ class FastPaths:
     def __init__(self, inner: ASGIApp, store: Store) -> None:
         self.inner = inner
         self.store = store
-        self._expires: dict[int, tuple[int, bytes]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -121,28 +117,13 @@ class FastPaths:
             return False
         url, ttl = found
         location = url if _PLAIN_URL.fullmatch(url) else safe_location(url)
-        shown = escape(location)
-        body = (
-            "<html><head><title>Handle Redirect</title></head>\n"
-            f'<body><a href="{shown}">{shown}</a></body></html>'
-        ).encode("ascii")
+        body = _pages.redirect(location).encode("ascii")
         headers = [
             (b"location", location.encode("ascii")),
-            (b"expires", self._expires_after(min(ttl, MAX_RECOGNIZED_TTL))),
+            (b"expires", expires(ttl).encode("ascii")),
             _HTML,
             (b"content-length", str(len(body)).encode("ascii")),
         ]
         await send({"type": "http.response.start", "status": 302, "headers": headers})
         await send({"type": "http.response.body", "body": body})
         return True
-
-    def _expires_after(self, ttl: int) -> bytes:
-        """``Expires`` for now + *ttl*, formatted once a second per TTL."""
-        now = int(time.time())
-        cached = self._expires.get(ttl)
-        if cached is None or cached[0] != now:
-            if len(self._expires) > 64:
-                self._expires.clear()
-            cached = (now, email.utils.formatdate(now + ttl, usegmt=True).encode("ascii"))
-            self._expires[ttl] = cached
-        return cached[1]

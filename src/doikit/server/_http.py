@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import json
 import re
+import time
 import unicodedata
 from typing import TYPE_CHECKING, Final
 from urllib.parse import quote, unquote, urlsplit
@@ -26,6 +28,27 @@ PAGE_HEADERS: Final = {
     "X-Content-Type-Options": "nosniff",
 }
 CORS: Final = {"Access-Control-Allow-Origin": "*"}
+
+
+#: The longest TTL the proxy turns into an ``Expires`` header (HANDLE.NET: two days).
+MAX_RECOGNIZED_TTL: Final = 2 * 86400
+_EXPIRES: dict[int, tuple[int, str]] = {}
+
+
+def expires(ttl: int) -> str:
+    """The ``Expires`` header for a value with *ttl* seconds to live, capped at two days.
+
+    Formatted once a second per TTL: it is on every redirect.
+    """
+    ttl = min(ttl, MAX_RECOGNIZED_TTL)
+    now = int(time.time())
+    cached = _EXPIRES.get(ttl)
+    if cached is None or cached[0] != now:
+        if len(_EXPIRES) > 64:
+            _EXPIRES.clear()
+        cached = (now, email.utils.formatdate(now + ttl, usegmt=True))
+        _EXPIRES[ttl] = cached
+    return cached[1]
 
 
 class BadPathError(Exception):
