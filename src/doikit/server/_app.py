@@ -197,10 +197,9 @@ def _stamp(values: tuple[HandleValue, ...], now: int | None = None) -> tuple[Han
 class DoikitApp:
     """The routes, sharing one store. Build it with :func:`create_app`."""
 
-    def __init__(self, store: Store, *, ra_name: str, demo: bool) -> None:
+    def __init__(self, store: Store, *, ra_name: str) -> None:
         self.store = store
         self.ra_name = ra_name
-        self.demo = demo
 
     # --- authentication ------------------------------------------------------------------
 
@@ -670,7 +669,7 @@ def create_app(
     with *demo*, the demo records are loaded on start.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
-    app = DoikitApp(the_store, ra_name=ra_name, demo=demo)
+    app = DoikitApp(the_store, ra_name=ra_name)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -705,5 +704,4 @@ def create_app(
     starlette = Starlette(
         routes=routes, lifespan=lifespan, exception_handlers={Exception: server_error}
     )
-    starlette.state.doikit = app
     return FastPaths(starlette, the_store)
