@@ -1,47 +1,81 @@
-"""Resolve DOI names over the Handle REST API: :class:`Client` and :class:`AsyncClient` (httpx).
+"""Resolve DOI names over the Handle REST API: :class:`Client` and :class:`AsyncClient`.
 
 Both speak to any Handle proxy — doi.org by default, or a ``doikit serve`` — and share the
-sans-IO core in :mod:`doikit.handle._sansio`: they only move bytes. Errors are always a
-:class:`doikit.ResolutionError` (never an httpx exception)::
+sans-IO core in :mod:`doikit.handle._sansio` (what to ask, what an answer means) and
+:mod:`doikit.client._policy` (when to retry, how fast to ask): they only move bytes. Errors are
+always a :class:`doikit.ResolutionError` (never an httpx or aiohttp exception)::
 
-    with Client() as client:
+    with Client(mailto="you@example.org") as client:
         record = client.resolve("doi:10.1000/182")
         print(client.url("10.1000/182"))
+
+    async with AsyncClient(rate_limit=20) as client:
+        async for item in client.resolve_many(lines):
+            print(item.doi, item.result or item.error)
+
+The sync client sends with httpx. The async client sends with aiohttp when it is installed
+(the ``client`` extra installs it): for many small requests it is several times faster than
+httpx's async stack on the same machine (BENCHMARKS.md). Given an httpx ``transport`` (such as
+``httpx.ASGITransport`` for an in-process server), or without aiohttp, it sends with httpx.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Self
+import asyncio
+import collections
+import json
+import time
+import urllib.request
+from collections.abc import AsyncIterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, overload
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 
 from doikit import __version__
 from doikit._doi import DOI
 from doikit._errors import (
+    DOIError,
     DOINotFound,
     HandleServerError,
     MalformedResponse,
     ResolutionError,
     TransportError,
 )
+from doikit.client._cache import Cache, cache_key
+from doikit.client._policy import Attempts, HostGate, RetryPolicy
 from doikit.handle._sansio import (
     MAX_ALIAS_HOPS,
+    METADATA_TYPES,
     Request,
+    metadata_accept,
+    read_metadata,
     read_resolution,
+    read_shortdoi,
     resolution_step,
     resolve_request,
+    shortdoi_name,
     too_many_aliases,
     urls_of,
     which_ra_paths,
 )
 
+try:
+    import aiohttp
+    import yarl
+except ImportError:  # pragma: no cover - the client extra installs both
+    aiohttp = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
     from types import TracebackType
 
     from doikit.handle import HandleRecord
 
 DEFAULT_BASE_URL: Final = "https://doi.org"
+
+MetadataFormat = Literal["bibtex", "citation", "csl-json", "rdf-xml", "ris", "turtle"]
 
 
 def _user_agent(mailto: str | None) -> str:
@@ -49,35 +83,80 @@ def _user_agent(mailto: str | None) -> str:
     return agent + (f"; mailto:{mailto})" if mailto else ")")
 
 
-def _transport_error(doi: DOI, exc: httpx.HTTPError) -> TransportError:
-    return TransportError(str(doi), f"resolving {doi}: {type(exc).__name__}: {exc}")
-
-
 def _doi(text: str | DOI) -> DOI:
     return text if isinstance(text, DOI) else DOI(text)
 
 
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    status: int
+    content_type: str
+    retry_after: str | None
+    body: bytes
+
+
+class _SendError(Exception):
+    """The transport failed (refused, reset, timed out); the message says how."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """One item of :meth:`AsyncClient.resolve_many`: the input as given (``doi``), its
+    position in the input (``index``), and either the record (``result``) or the exception
+    that resolving it raised (``error``: an :class:`~doikit.InvalidDOI` or a
+    :class:`~doikit.ResolutionError`)."""
+
+    index: int
+    doi: str
+    result: HandleRecord | None
+    error: Exception | None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the DOI resolved."""
+        return self.error is None
+
+
 class _Base:
-    def __init__(self, base_url: str, timeout: float, mailto: str | None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float,
+        mailto: str | None,
+        cache: Cache | None,
+        policy: RetryPolicy,
+        rate_limit: float | None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.headers = {"User-Agent": _user_agent(mailto), "Accept": "application/json"}
+        self.cache = cache
+        self.policy = policy
+        self._host = urlsplit(self.base_url).netloc or self.base_url
+        self._gate = HostGate(rate_limit, policy.max_backoff)
 
-    def _url(self, request: Request) -> httpx.URL:
-        # The path is already percent-encoded (004 ch. 2); httpx must send it as it is.
-        return httpx.URL(self.base_url + request.path, params=list(request.params))
+    def _attempts(self, label: str) -> Attempts:
+        return Attempts(self.policy, self._gate, label, self._host)
+
+    def _url(self, request: Request) -> str:
+        # The path is already percent-encoded (004 ch. 2); it is sent as it is.
+        query = "?" + urlencode(request.params) if request.params else ""
+        return self.base_url + request.path + query
+
+    def _cached(self, key: str, auth: bool) -> HandleRecord | None:
+        return None if auth or self.cache is None else self.cache.get(key)
+
+    def _keep(self, key: str, record: HandleRecord) -> HandleRecord:
+        if self.cache is not None:
+            self.cache.put(key, record)
+        return record
 
     @staticmethod
-    def _record(doi: DOI, response: httpx.Response) -> HandleRecord:
-        return read_resolution(
-            doi, response.status_code, response.headers.get("content-type", ""), response.content
-        )
-
-    @staticmethod
-    def _ra_json(names: list[str], response: httpx.Response) -> object:
+    def _ra_json(names: list[str], reply: _Reply) -> object:
         try:
-            return response.json()
-        except ValueError:
+            return json.loads(reply.body)
+        except (ValueError, UnicodeDecodeError):
             raise MalformedResponse(",".join(names), "Which RA did not answer JSON") from None
 
     @staticmethod
@@ -89,14 +168,43 @@ class _Base:
             out += [item for item in reply if isinstance(item, dict)]
         return out
 
+    def _metadata_request(
+        self, doi: str | DOI, form: str, style: str | None, locale: str | None
+    ) -> tuple[DOI, str, dict[str, str]]:
+        name = _doi(doi)
+        accept = metadata_accept(form, style, locale)
+        return name, name.to_url(self.base_url + "/"), {"Accept": accept}
+
+    @staticmethod
+    def _metadata(name: DOI, form: str, reply: _Reply) -> str | dict[str, Any]:
+        text = read_metadata(name, form, reply.status, reply.content_type, reply.body)
+        if form != "csl-json":
+            return text
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise MalformedResponse(str(name), f"{name}: the CSL-JSON is not a JSON object")
+        return obj
+
+    def _short_request(self, short: str) -> tuple[str, str]:
+        handle = shortdoi_name(short)
+        return handle, f"{self.base_url}/api/handles/{handle}?type=HS_ALIAS"
+
 
 class Client(_Base):
-    """A synchronous resolver client.
+    """A synchronous resolver client (httpx).
 
     :param base_url: the proxy (``https://doi.org``, ``https://hdl.handle.net``, or a
         ``doikit serve``).
     :param timeout: seconds for each request.
     :param mailto: an address for the User-Agent, as polite bulk clients send.
+    :param cache: a :class:`Cache` to answer repeated resolutions from, within their TTL.
+    :param retries: further attempts after a transport failure or a 429/502/503/504
+        (``Retry-After`` honoured; exponential backoff from *backoff* seconds with full
+        jitter, at most *max_backoff*).
+    :param rate_limit: at most this many requests per second to the host.
     """
 
     def __init__(
@@ -105,9 +213,22 @@ class Client(_Base):
         *,
         timeout: float = 10.0,
         mailto: str | None = None,
+        cache: Cache | None = None,
+        retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        rate_limit: float | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(base_url, timeout, mailto)
+        policy = RetryPolicy(retries, backoff, max_backoff)
+        super().__init__(
+            base_url,
+            timeout=timeout,
+            mailto=mailto,
+            cache=cache,
+            policy=policy,
+            rate_limit=rate_limit,
+        )
         self._http = httpx.Client(headers=self.headers, timeout=timeout, transport=transport)
 
     def __enter__(self) -> Self:
@@ -125,11 +246,32 @@ class Client(_Base):
         """Close the connections."""
         self._http.close()
 
-    def _get(self, doi: DOI, request: Request) -> httpx.Response:
-        try:
-            return self._http.get(self._url(request))
-        except httpx.HTTPError as exc:
-            raise _transport_error(doi, exc) from exc
+    def _send(
+        self,
+        label: str,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        follow: bool = False,
+    ) -> _Reply:
+        attempts = self._attempts(label)
+        while True:
+            time.sleep(attempts.before(time.monotonic()))
+            try:
+                response = self._http.get(httpx.URL(url), headers=headers, follow_redirects=follow)
+            except httpx.HTTPError as exc:
+                time.sleep(attempts.failed(time.monotonic(), f"{type(exc).__name__}: {exc}"))
+                continue
+            reply = _Reply(
+                response.status_code,
+                response.headers.get("content-type", ""),
+                response.headers.get("retry-after"),
+                response.content,
+            )
+            delay = attempts.answered(time.monotonic(), reply.status, reply.retry_after)
+            if delay is None:
+                return reply
+            time.sleep(delay)
 
     def resolve(
         self,
@@ -141,13 +283,21 @@ class Client(_Base):
     ) -> HandleRecord:
         """The record of *doi* (any presentation), filtered by *types* and *indexes*.
 
+        *auth* asks the server to skip its caches, and skips the client's.
+
         :raises InvalidDOI: before any request, for text that is not a DOI name.
         :raises ResolutionError: DOINotFound, HandleServerError, MalformedResponse or
             TransportError.
         """
         name = _doi(doi)
+        key = cache_key(name, types, indexes)
+        cached = self._cached(key, auth)
+        if cached is not None:
+            return cached
         request = resolve_request(name, types=types, indexes=indexes, auth=auth)
-        return self._record(name, self._get(name, request))
+        reply = self._send(str(name), self._url(request))
+        record = read_resolution(name, reply.status, reply.content_type, reply.body)
+        return self._keep(key, record)
 
     def url(self, doi: str | DOI) -> str:
         """The URL the proxy would redirect to: HS_ALIAS followed, 10320/loc chosen, URL.
@@ -169,18 +319,142 @@ class Client(_Base):
     def which_ra(self, dois: Iterable[str]) -> list[dict[str, str]]:
         """Which RA for each name, in order (batched within the URL length limit)."""
         names = list(dois)
-        replies = []
-        for path in which_ra_paths(names):
-            try:
-                response = self._http.get(self.base_url + path)
-            except httpx.HTTPError as exc:
-                raise TransportError(",".join(names), f"Which RA: {exc}") from exc
-            replies.append(self._ra_json(names, response))
+        label = ",".join(names)
+        replies = [
+            self._ra_json(names, self._send(label, self.base_url + path))
+            for path in which_ra_paths(names)
+        ]
         return self._which_ra(names, replies)
+
+    @overload
+    def metadata(
+        self, doi: str | DOI, format: Literal["csl-json"] = ..., *, style: None = None
+    ) -> dict[str, Any]: ...
+    @overload
+    def metadata(
+        self,
+        doi: str | DOI,
+        format: MetadataFormat,
+        *,
+        style: str | None = None,
+        locale: str | None = None,
+    ) -> str | dict[str, Any]: ...
+    def metadata(
+        self,
+        doi: str | DOI,
+        format: MetadataFormat = "csl-json",  # noqa: A002 - the issue's name for it
+        *,
+        style: str | None = None,
+        locale: str | None = None,
+    ) -> str | dict[str, Any]:
+        """The metadata of *doi* by content negotiation (referent retrieval, 004 ch. 5): the
+        proxy redirects to the RA's metadata service for the ``Accept`` type of *format*.
+
+        ``csl-json`` gives a dict; every other format its text. *style* and *locale* (CSL
+        names such as ``apa`` and ``en-US``) apply to ``citation``.
+
+        :raises DOINotFound: 404 from the proxy or the RA.
+        :raises MalformedResponse: an answer in another media type (a landing page: that
+            resolver does not negotiate content for this name).
+        """
+        name, url, headers = self._metadata_request(doi, format, style, locale)
+        reply = self._send(str(name), url, headers, follow=True)
+        return self._metadata(name, format, reply)
+
+    def expand_short(self, shortdoi: str) -> DOI:
+        """The DOI name a shortDOI (``10/abc``, ``abc``, ``https://doi.org/10/abc``) stands for.
+
+        :raises InvalidDOI: for text that is not a shortDOI.
+        :raises DOINotFound: for an unknown shortDOI.
+        """
+        handle, url = self._short_request(shortdoi)
+        reply = self._send(handle, url)
+        record = read_resolution(handle, reply.status, reply.content_type, reply.body)
+        return read_shortdoi(handle, record)
+
+
+class _HttpxEngine:
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+
+    async def get(self, url: str, headers: Mapping[str, str] | None, follow: bool) -> _Reply:
+        try:
+            response = await self.http.get(httpx.URL(url), headers=headers, follow_redirects=follow)
+        except httpx.HTTPError as exc:
+            raise _SendError(f"{type(exc).__name__}: {exc}") from exc
+        headers_in = response.headers
+        return _Reply(
+            response.status_code,
+            headers_in.get("content-type", ""),
+            headers_in.get("retry-after"),
+            response.content,
+        )
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+def _env_proxy(base_url: str) -> str | None:
+    """The proxy the environment names for *base_url* (``HTTPS_PROXY``, ``NO_PROXY``…), read
+    once: aiohttp's ``trust_env`` reads it again for every request, at a third of the speed."""
+    parts = urlsplit(base_url)
+    if urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
+class _AiohttpEngine:
+    def __init__(
+        self, base_url: str, headers: dict[str, str], timeout: float, max_connections: int
+    ) -> None:
+        self.base_url = base_url
+        self.headers = headers
+        self.timeout = timeout
+        self.max_connections = max_connections
+        self.session: aiohttp.ClientSession | None = None
+
+    def _session(self) -> aiohttp.ClientSession:
+        if self.session is None:
+            self.session = aiohttp.ClientSession(
+                headers=self.headers,
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                connector=aiohttp.TCPConnector(limit=self.max_connections, ttl_dns_cache=300),
+                proxy=_env_proxy(self.base_url),
+            )
+        return self.session
+
+    async def get(self, url: str, headers: Mapping[str, str] | None, follow: bool) -> _Reply:
+        try:
+            async with self._session().get(
+                yarl.URL(url, encoded=True), headers=headers, allow_redirects=follow
+            ) as response:
+                body = await response.read()
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            reason = str(exc) or "no answer within the timeout"
+            raise _SendError(f"{type(exc).__name__}: {reason}") from exc
+        return _Reply(
+            response.status,
+            response.headers.get("content-type", ""),
+            response.headers.get("retry-after"),
+            body,
+        )
+
+    async def close(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+            self.session = None
 
 
 class AsyncClient(_Base):
-    """The asynchronous client: the same methods as :class:`Client`, awaited."""
+    """The asynchronous client: the methods of :class:`Client`, and batches.
+
+    :meth:`resolve_many` resolves any number of names concurrently. The parameters are those
+    of :class:`Client`, and:
+
+    :param max_connections: the most connections open to the host at once.
+    :param transport: an httpx transport (such as ``httpx.ASGITransport``); the client then
+        sends with httpx.
+    """
 
     def __init__(
         self,
@@ -188,10 +462,33 @@ class AsyncClient(_Base):
         *,
         timeout: float = 10.0,
         mailto: str | None = None,
+        cache: Cache | None = None,
+        retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        rate_limit: float | None = None,
+        max_connections: int = 100,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        super().__init__(base_url, timeout, mailto)
-        self._http = httpx.AsyncClient(headers=self.headers, timeout=timeout, transport=transport)
+        policy = RetryPolicy(retries, backoff, max_backoff)
+        super().__init__(
+            base_url,
+            timeout=timeout,
+            mailto=mailto,
+            cache=cache,
+            policy=policy,
+            rate_limit=rate_limit,
+        )
+        self._engine: _HttpxEngine | _AiohttpEngine
+        if transport is None and aiohttp is not None:
+            self._engine = _AiohttpEngine(self.base_url, self.headers, timeout, max_connections)
+        else:
+            limits = httpx.Limits(max_connections=max_connections)
+            self._engine = _HttpxEngine(
+                httpx.AsyncClient(
+                    headers=self.headers, timeout=timeout, transport=transport, limits=limits
+                )
+            )
 
     async def __aenter__(self) -> Self:
         return self
@@ -206,7 +503,30 @@ class AsyncClient(_Base):
 
     async def aclose(self) -> None:
         """Close the connections."""
-        await self._http.aclose()
+        await self._engine.close()
+
+    async def _send(
+        self,
+        label: str,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        follow: bool = False,
+    ) -> _Reply:
+        attempts = self._attempts(label)
+        while True:
+            wait = attempts.before(time.monotonic())
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                reply = await self._engine.get(url, headers, follow)
+            except _SendError as exc:
+                await asyncio.sleep(attempts.failed(time.monotonic(), str(exc)))
+                continue
+            delay = attempts.answered(time.monotonic(), reply.status, reply.retry_after)
+            if delay is None:
+                return reply
+            await asyncio.sleep(delay)
 
     async def resolve(
         self,
@@ -218,12 +538,14 @@ class AsyncClient(_Base):
     ) -> HandleRecord:
         """The record of *doi*; see :meth:`Client.resolve`."""
         name = _doi(doi)
+        key = cache_key(name, types, indexes)
+        cached = self._cached(key, auth)
+        if cached is not None:
+            return cached
         request = resolve_request(name, types=types, indexes=indexes, auth=auth)
-        try:
-            response = await self._http.get(self._url(request))
-        except httpx.HTTPError as exc:
-            raise _transport_error(name, exc) from exc
-        return self._record(name, response)
+        reply = await self._send(str(name), self._url(request))
+        record = read_resolution(name, reply.status, reply.content_type, reply.body)
+        return self._keep(key, record)
 
     async def url(self, doi: str | DOI) -> str:
         """The URL the proxy would redirect to; see :meth:`Client.url`."""
@@ -242,23 +564,170 @@ class AsyncClient(_Base):
     async def which_ra(self, dois: Iterable[str]) -> list[dict[str, str]]:
         """Which RA for each name, in order; see :meth:`Client.which_ra`."""
         names = list(dois)
-        replies = []
-        for path in which_ra_paths(names):
-            try:
-                response = await self._http.get(self.base_url + path)
-            except httpx.HTTPError as exc:
-                raise TransportError(",".join(names), f"Which RA: {exc}") from exc
-            replies.append(self._ra_json(names, response))
+        label = ",".join(names)
+        replies = [
+            self._ra_json(names, await self._send(label, self.base_url + path))
+            for path in which_ra_paths(names)
+        ]
         return self._which_ra(names, replies)
+
+    @overload
+    async def metadata(
+        self, doi: str | DOI, format: Literal["csl-json"] = ..., *, style: None = None
+    ) -> dict[str, Any]: ...
+    @overload
+    async def metadata(
+        self,
+        doi: str | DOI,
+        format: MetadataFormat,
+        *,
+        style: str | None = None,
+        locale: str | None = None,
+    ) -> str | dict[str, Any]: ...
+    async def metadata(
+        self,
+        doi: str | DOI,
+        format: MetadataFormat = "csl-json",  # noqa: A002 - the issue's name for it
+        *,
+        style: str | None = None,
+        locale: str | None = None,
+    ) -> str | dict[str, Any]:
+        """The metadata of *doi* by content negotiation; see :meth:`Client.metadata`."""
+        name, url, headers = self._metadata_request(doi, format, style, locale)
+        reply = await self._send(str(name), url, headers, follow=True)
+        return self._metadata(name, format, reply)
+
+    async def expand_short(self, shortdoi: str) -> DOI:
+        """The DOI name a shortDOI stands for; see :meth:`Client.expand_short`."""
+        handle, url = self._short_request(shortdoi)
+        reply = await self._send(handle, url)
+        record = read_resolution(handle, reply.status, reply.content_type, reply.body)
+        return read_shortdoi(handle, record)
+
+    async def resolve_many(
+        self,
+        dois: Iterable[str | DOI] | AsyncIterable[str | DOI],
+        *,
+        concurrency: int = 64,
+        ordered: bool = False,
+        types: Sequence[str] = (),
+        indexes: Sequence[int] = (),
+    ) -> AsyncIterator[Resolved]:
+        """Resolve every DOI of *dois* (any iterable, sync or async, read lazily), yielding a
+        :class:`Resolved` for each as it completes (``ordered=True``: in input order).
+
+        At most *concurrency* requests are in flight. An invalid or unresolvable DOI gives an
+        item with its ``error`` and never stops the batch. Answers from the cache are yielded
+        without a request. Leaving the loop early cancels the requests still in flight.
+        """
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        batch = _Batch(self, types, indexes, ordered=ordered)
+        try:
+            index = 0
+            async for text in _aiter(dois):
+                for item in batch.add(index, text):
+                    yield item
+                index += 1
+                while batch.finished or batch.running >= concurrency:
+                    for item in await batch.next_done():
+                        yield item
+            while batch.running or batch.finished:
+                for item in await batch.next_done():
+                    yield item
+        finally:
+            batch.cancel()
+
+
+class _Batch:
+    """The state of one ``resolve_many``: requests in flight, items done, order kept."""
+
+    def __init__(
+        self, client: AsyncClient, types: Sequence[str], indexes: Sequence[int], *, ordered: bool
+    ) -> None:
+        self.client = client
+        self.types = types
+        self.indexes = indexes
+        self.ordered = ordered
+        self.finished: collections.deque[Resolved] = collections.deque()
+        self.wake = asyncio.Event()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.held: dict[int, Resolved] = {}
+        self.next_out = 0
+        self.running = 0  # requests started whose item is not in `finished` yet
+
+    def add(self, index: int, text: str | DOI) -> list[Resolved]:
+        """Start resolving *text*, or return its item at once (invalid, or in the cache)."""
+        try:
+            name = _doi(text)
+        except DOIError as exc:
+            return self._out(Resolved(index, str(text), None, exc))
+        cache = self.client.cache
+        hit = None if cache is None else cache.get(cache_key(name, self.types, self.indexes))
+        if hit is not None:
+            return self._out(Resolved(index, str(text), hit, None))
+        self.running += 1
+        task = asyncio.create_task(self._work(index, text, name))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return []
+
+    async def _work(self, index: int, text: str | DOI, name: DOI) -> None:
+        try:
+            record = await self.client.resolve(name, types=self.types, indexes=self.indexes)
+            item = Resolved(index, str(text), record, None)
+        except Exception as exc:  # noqa: BLE001 - one failure must not stop the batch
+            item = Resolved(index, str(text), None, exc)
+        self.running -= 1
+        self.finished.append(item)
+        self.wake.set()
+
+    async def next_done(self) -> list[Resolved]:
+        """The items ready to yield, waiting for a request to finish if none is."""
+        if not self.finished:
+            self.wake.clear()
+            await self.wake.wait()
+        out: list[Resolved] = []
+        while self.finished:
+            out += self._out(self.finished.popleft())
+        return out
+
+    def _out(self, item: Resolved) -> list[Resolved]:
+        if not self.ordered:
+            return [item]
+        self.held[item.index] = item
+        out = []
+        while self.next_out in self.held:
+            out.append(self.held.pop(self.next_out))
+            self.next_out += 1
+        return out
+
+    def cancel(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+
+async def _aiter(items: Iterable[str | DOI] | AsyncIterable[str | DOI]) -> AsyncIterator[str | DOI]:
+    if isinstance(items, AsyncIterable):
+        async for item in items:
+            yield item
+    else:
+        for item in items:
+            yield item
 
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "METADATA_TYPES",
     "AsyncClient",
+    "Cache",
     "Client",
     "DOINotFound",
     "HandleServerError",
     "MalformedResponse",
+    "MetadataFormat",
     "ResolutionError",
+    "Resolved",
+    "RetryPolicy",
     "TransportError",
 ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from doikit._doi import DOI
-from doikit._errors import DOINotFound, HandleServerError, MalformedResponse
+from doikit._errors import DOINotFound, HandleServerError, InvalidDOI, MalformedResponse
 from doikit._present import url_path
 from doikit.handle._locations import Location, choose_location, parse_locations
 from doikit.handle._protocol import RC_HANDLE_NOT_FOUND, RC_SUCCESS, RC_VALUES_NOT_FOUND
@@ -54,7 +54,7 @@ def resolve_request(
     return Request(handle_path(doi), tuple(params))
 
 
-def read_resolution(doi: DOI, status: int, content_type: str, body: bytes) -> HandleRecord:
+def read_resolution(doi: DOI | str, status: int, content_type: str, body: bytes) -> HandleRecord:
     """The record in a REST reply, or the :class:`~doikit.ResolutionError` it means.
 
     :raises DOINotFound: rc 100 (HTTP 404).
@@ -183,3 +183,116 @@ def which_ra_paths(names: Sequence[str], limit: int = 4000) -> list[str]:
     if current:
         paths.append("/ra/" + ",".join(current))
     return paths
+
+
+#: The media type asked for by each ``metadata()`` format (handle-api.md §2.5; CSL-JSON,
+#: BibTeX, formatted citations, RDF/XML and Turtle from Crossref, DataCite and mEDRA; RIS from
+#: Crossref and DataCite).
+METADATA_TYPES: Final = {
+    "bibtex": "application/x-bibtex",
+    "citation": "text/x-bibliography",
+    "csl-json": "application/vnd.citationstyles.csl+json",
+    "rdf-xml": "application/rdf+xml",
+    "ris": "application/x-research-info-systems",
+    "turtle": "text/turtle",
+}
+
+
+def metadata_accept(form: str, style: str | None = None, locale: str | None = None) -> str:
+    """The ``Accept`` header that asks the proxy for *form* by content negotiation.
+
+    >>> metadata_accept("citation", style="apa", locale="en-US")
+    'text/x-bibliography; style=apa; locale=en-US'
+
+    :raises ValueError: for an unknown format, or a style or locale on another format.
+    """
+    try:
+        accept = METADATA_TYPES[form]
+    except KeyError:
+        known = ", ".join(METADATA_TYPES)
+        raise ValueError(f"unknown metadata format {form!r}; use one of {known}") from None
+    if (style or locale) and form != "citation":
+        raise ValueError("style and locale apply to the 'citation' format only")
+    for key, value in (("style", style), ("locale", locale)):
+        if value:
+            if not value.replace("-", "").replace("_", "").replace(".", "").isalnum():
+                raise ValueError(f"{key} {value!r} is not a CSL {key} name")
+            accept += f"; {key}={value}"
+    return accept
+
+
+def read_metadata(doi: DOI, form: str, status: int, content_type: str, body: bytes) -> str:
+    """The metadata text in the answer to a content-negotiated request (after redirects).
+
+    :raises DOINotFound: 404 (the proxy or the RA does not know the name).
+    :raises HandleServerError: any other error status (406: the RA has no such format).
+    :raises MalformedResponse: a success in another media type, such as the landing page a
+        resolver without content negotiation redirects to.
+    """
+    name = str(doi)
+    if status == 404:
+        raise DOINotFound(name, f"{name}: no metadata, the DOI name is not known (404)")
+    if status >= 400:
+        raise HandleServerError(
+            name, f"{name}: metadata as {form} failed with HTTP {status}", status=status
+        )
+    essence, _, params = content_type.partition(";")
+    wanted = METADATA_TYPES[form]
+    if essence.strip().lower() != wanted:
+        got = essence.strip() or "no content type"
+        raise MalformedResponse(
+            name, f"{name}: asked for {wanted}, the resolver answered {got} (HTTP {status})"
+        )
+    charset = "utf-8"
+    for param in params.split(";"):
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip('"')
+    try:
+        return body.decode(charset, errors="replace")
+    except LookupError:
+        return body.decode("utf-8", errors="replace")
+
+
+def shortdoi_name(text: str) -> str:
+    """The handle of a shortDOI in any presentation: ``10/abc``, ``abc``, ``doi:10/abc``,
+    ``https://doi.org/10/abc`` (handle-api.md §5).
+
+    >>> shortdoi_name("https://doi.org/10/G8R7PM")
+    '10/g8r7pm'
+    >>> shortdoi_name("b8xx35")
+    '10/b8xx35'
+
+    :raises InvalidDOI: when *text* is not a shortDOI.
+    """
+    rest = text.strip()
+    lowered = rest.lower()
+    for head in _SHORT_HEADS:
+        if lowered.startswith(head):
+            rest = rest[len(head) :]
+            break
+    code = rest.removeprefix("10/")
+    if not code or not code.isascii() or not code.isalnum():
+        raise InvalidDOI(text, "not-a-doi", None, "nor a shortDOI (10/ and letters or digits)")
+    return "10/" + code.lower()
+
+
+_SHORT_HEADS = (
+    "doi:",
+    *(
+        scheme + host
+        for host in ("doi.org/", "dx.doi.org/", "www.doi.org/", "hdl.handle.net/")
+        for scheme in ("https://", "http://", "")
+    ),
+)
+
+
+def read_shortdoi(short: str, record: HandleRecord) -> DOI:
+    """The DOI name a shortDOI's record aliases.
+
+    :raises DOINotFound: when the record has no HS_ALIAS.
+    """
+    alias = record.first("HS_ALIAS")
+    if alias is None or not alias.text:
+        raise DOINotFound(short, f"{short} is not a shortDOI: its record has no HS_ALIAS")
+    return DOI(alias.text)
