@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import json
 import pickle
 import socket
 import threading
+import urllib.parse
 from typing import TYPE_CHECKING
 
+import httpx
 import pytest
 
 import doikit
@@ -44,7 +47,6 @@ def test_resolve_any_presentation(client: Client, text: str) -> None:
 
 
 def test_hash_query_space_and_non_ascii_survive(client: Client, server: Server) -> None:
-    import httpx  # noqa: PLC0415
 
     name = "10.5555/a#b?c d%é/./x"
     doi = doikit.DOI(name)
@@ -166,7 +168,7 @@ def test_bad_answers_map_to_resolution_errors(
 ) -> None:
     handler = type("H", (_Canned,), {"status": status, "content_type": content_type, "body": body})
     for url in _serve(handler):
-        with Client(url) as resolver, pytest.raises(error) as caught:
+        with Client(url, retries=0) as resolver, pytest.raises(error) as caught:
             resolver.resolve("10.1000/182")
         assert caught.value.doi == "10.1000/182"
         if isinstance(caught.value, doikit.HandleServerError):
@@ -181,7 +183,7 @@ def test_bad_answers_map_to_resolution_errors(
 
 def test_refused_connection_and_timeout_are_transport_errors() -> None:
     with (
-        Client(f"http://127.0.0.1:{free_port()}") as resolver,
+        Client(f"http://127.0.0.1:{free_port()}", retries=0) as resolver,
         pytest.raises(doikit.TransportError),
     ):
         resolver.resolve("10.1000/182")
@@ -190,7 +192,147 @@ def test_refused_connection_and_timeout_are_transport_errors() -> None:
         silent.listen()
         port = silent.getsockname()[1]
         with (
-            Client(f"http://127.0.0.1:{port}", timeout=0.3) as resolver,
+            Client(f"http://127.0.0.1:{port}", timeout=0.3, retries=0) as resolver,
             pytest.raises(doikit.TransportError),
         ):
             resolver.resolve("10.1000/182")
+
+
+# --- metadata by content negotiation, through doikit serve's 10320/loc -----------------------
+
+
+class _Metadata(http.server.BaseHTTPRequestHandler):
+    """An RA's metadata service: answers by the Accept header, as Crossref and DataCite do."""
+
+    def do_GET(self) -> None:
+        name = urllib.parse.unquote(self.path.removeprefix("/meta/"))
+        accept = self.headers.get("Accept", "")
+        kind = accept.split(";")[0].strip()
+        if self.path == "/landing":
+            status, kind, body = 200, "text/html", "<html>the landing page</html>"
+        elif name != "10.5555/cited":
+            status, kind, body = 404, "text/plain", "Resource not found."
+        elif kind == "application/vnd.citationstyles.csl+json":
+            status, body = 200, json.dumps({"DOI": name, "type": "article", "title": "Über"})
+        elif kind == "application/x-bibtex":
+            status, body = 200, "@article{cited, doi = {10.5555/cited}, title = {Über}}"
+        elif kind == "application/x-research-info-systems":
+            status, body = 200, "TY  - JOUR\nDO  - 10.5555/cited\nER  - \n"
+        elif kind == "text/x-bibliography":
+            status, body = 200, f"Citation ({accept.split(';', 1)[1].strip()})."
+        else:
+            status, kind, body = 406, "text/plain", "Not acceptable"
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def cited(server: Server) -> Iterator[str]:
+    """10.5555/cited on the server, its 10320/loc pointing conneg at a metadata service."""
+    for meta in _serve(_Metadata):
+        locations = (
+            '<locations><location id="1" href="https://example.org/landing" weight="1"/>'
+            f'<location id="2" http_role="conneg" href_template="{meta}/meta/{{hdl}}" weight="0"/>'
+            "</locations>"
+        )
+        body = {
+            "values": [
+                {"index": 1, "type": "URL", "data": "https://example.org/landing"},
+                {"index": 2, "type": "10320/loc", "data": locations},
+            ]
+        }
+        put = httpx.put(
+            server.url + "/api/handles/10.5555/cited",
+            json=body,
+            headers={"Authorization": f"Bearer {server.token}"},
+        )
+        assert put.status_code in {200, 201}, put.text
+        plain = {"values": [{"index": 1, "type": "URL", "data": f"{meta}/landing"}]}
+        put = httpx.put(
+            server.url + "/api/handles/10.5555/plain",
+            json=plain,
+            headers={"Authorization": f"Bearer {server.token}"},
+        )
+        assert put.status_code in {200, 201}, put.text
+        yield "10.5555/cited"
+
+
+def test_metadata_formats(client: Client, cited: str) -> None:
+    assert client.metadata(cited) == {"DOI": cited, "type": "article", "title": "Über"}
+    assert client.metadata("https://doi.org/" + cited, "bibtex").startswith("@article{cited,")
+    assert "DO  - 10.5555/cited" in client.metadata(cited, "ris")
+    citation = client.metadata(cited, "citation", style="apa", locale="en-US")
+    assert citation == "Citation (style=apa; locale=en-US)."
+    with pytest.raises(doikit.HandleServerError) as caught:
+        client.metadata(cited, "turtle")  # the service has no Turtle: 406
+    assert caught.value.status == 406
+
+
+def test_metadata_errors(client: Client, server: Server, cited: str) -> None:
+    with pytest.raises(doikit.DOINotFound):
+        client.metadata("10.1000/nope")
+    with pytest.raises(doikit.MalformedResponse, match="text/html"):
+        client.metadata("10.5555/plain")  # no conneg location: the landing page
+    with pytest.raises(ValueError, match="unknown metadata format"):
+        client.metadata("10.1000/182", "yaml")  # type: ignore[call-overload]
+    with pytest.raises(ValueError, match="apply to the 'citation' format"):
+        client.metadata("10.1000/182", "bibtex", style="apa")
+
+    async def main() -> object:
+        async with AsyncClient(server.url) as resolver:
+            return await resolver.metadata(cited, "csl-json")
+
+    assert asyncio.run(main()) == {"DOI": "10.5555/cited", "type": "article", "title": "Über"}
+
+
+# --- shortDOIs: doi.org keeps them as handles under prefix 10 with an HS_ALIAS (§5) ----------
+
+
+class _ShortDOIs(http.server.BaseHTTPRequestHandler):
+    """doi.org's answers for shortDOI records, as handle-api.md §5 shows them."""
+
+    def do_GET(self) -> None:
+        path, _, query = self.path.partition("?")
+        if path == "/api/handles/10/g8r7pm" and query == "type=HS_ALIAS":
+            value = {"format": "string", "value": "10.1016/J.VIRUSRES.2019.197847"}
+            values = [{"index": 1, "type": "HS_ALIAS", "data": value, "ttl": 86400}]
+            status, body = 200, {"responseCode": 1, "handle": "10/g8r7pm", "values": values}
+        elif path == "/api/handles/10/empty":
+            status, body = 200, {"responseCode": 200, "handle": "10/empty", "values": []}
+        else:
+            status, body = 404, {"responseCode": 100, "handle": path[13:]}
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json;charset=UTF-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def test_expand_short() -> None:
+    for url in _serve(_ShortDOIs):
+        with Client(url) as resolver:
+            for text in ("10/g8r7pm", "g8r7pm", "https://doi.org/10/G8R7PM", "doi:10/g8r7pm"):
+                assert resolver.expand_short(text) == doikit.DOI("10.1016/j.virusres.2019.197847")
+            with pytest.raises(doikit.DOINotFound):
+                resolver.expand_short("10/nope")
+            with pytest.raises(doikit.DOINotFound, match="no HS_ALIAS"):
+                resolver.expand_short("10/empty")
+            with pytest.raises(doikit.InvalidDOI):
+                resolver.expand_short("10.1000/182")
+
+        async def main(base: str) -> doikit.DOI:
+            async with AsyncClient(base) as resolver:
+                return await resolver.expand_short("10/g8r7pm")
+
+        assert str(asyncio.run(main(url))) == "10.1016/J.VIRUSRES.2019.197847"

@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 
 DEFAULT_BASE_URL: Final = "https://doi.org"
 
+TextFormat = Literal["bibtex", "citation", "rdf-xml", "ris", "turtle"]
 MetadataFormat = Literal["bibtex", "citation", "csl-json", "rdf-xml", "ris", "turtle"]
 
 
@@ -334,6 +335,15 @@ class Client(_Base):
     def metadata(
         self,
         doi: str | DOI,
+        format: TextFormat,
+        *,
+        style: str | None = None,
+        locale: str | None = None,
+    ) -> str: ...
+    @overload
+    def metadata(
+        self,
+        doi: str | DOI,
         format: MetadataFormat,
         *,
         style: str | None = None,
@@ -575,6 +585,15 @@ class AsyncClient(_Base):
     async def metadata(
         self, doi: str | DOI, format: Literal["csl-json"] = ..., *, style: None = None
     ) -> dict[str, Any]: ...
+    @overload
+    async def metadata(
+        self,
+        doi: str | DOI,
+        format: TextFormat,
+        *,
+        style: str | None = None,
+        locale: str | None = None,
+    ) -> str: ...
     @overload
     async def metadata(
         self,

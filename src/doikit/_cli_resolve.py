@@ -1,0 +1,241 @@
+"""``doikit resolve``, ``doikit which-ra`` and ``doikit cite``: the client on the command line.
+
+Kept apart from :mod:`doikit.cli` so that the core commands never import httpx or aiohttp.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from typing import IO, TYPE_CHECKING, Any, cast
+
+import click
+
+from doikit._doi import DOI
+from doikit._errors import DOIError, InvalidDOI, ResolutionError
+from doikit.client import AsyncClient, Cache, Client
+from doikit.handle._sansio import resolution_step
+from doikit.handle._values import value_to_json
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable
+
+    from doikit.client import MetadataFormat, Resolved
+    from doikit.handle import HandleRecord
+
+#: How often the progress line is redrawn, in seconds.
+_REDRAW = 0.2
+
+
+def error_code(exc: BaseException) -> str:
+    """A short, stable name for what went wrong: the InvalidDOI code or the class name."""
+    return exc.code if isinstance(exc, InvalidDOI) else type(exc).__name__
+
+
+class Progress:
+    """``resolved N (E failed), R/s`` on stderr, redrawn in place: shown only on a terminal."""
+
+    def __init__(self, stream: IO[str], label: str) -> None:
+        self.stream = stream
+        self.label = label
+        self.shown = stream.isatty()
+        self.done = 0
+        self.failed = 0
+        self.start = time.monotonic()
+        self.drawn = 0.0
+
+    def update(self, *, ok: bool) -> None:
+        self.done += 1
+        self.failed += not ok
+        now = time.monotonic()
+        if self.shown and now - self.drawn >= _REDRAW:
+            self.drawn = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        rate = self.done / max(now - self.start, 1e-9)
+        self.stream.write(f"\r{self.label} {self.done} ({self.failed} failed), {rate:,.0f}/s\x1b[K")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.shown:
+            self._draw(time.monotonic())
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _first_text(record: HandleRecord, types: tuple[str, ...]) -> str | None:
+    for value in record.values:
+        if value.text is not None and (not types or value.type in types):
+            return value.text
+    return None
+
+
+async def _lines(texts: tuple[str, ...]) -> AsyncIterator[tuple[int, str]]:
+    """(line number, text) for each input: the arguments, or stdin read in a thread."""
+    if texts and texts != ("-",):
+        for number, text in enumerate(texts, 1):
+            yield number, text
+        return
+    loop = asyncio.get_running_loop()
+    stream = sys.stdin.buffer
+    number = 0
+    while True:
+        raw = await loop.run_in_executor(None, stream.readline)
+        if not raw:
+            return
+        number += 1
+        text = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if text.strip():
+            yield number, text
+
+
+class _Run:
+    """One ``doikit resolve`` run: the output of each item and the exit status."""
+
+    def __init__(
+        self, client: AsyncClient, types: tuple[str, ...], *, as_json: bool, source: str
+    ) -> None:
+        self.client = client
+        self.types = types
+        self.as_json = as_json
+        self.source = source
+        self.status = 0
+        self.numbers: dict[int, int] = {}  # input index -> line or argument number
+
+    async def texts(self, texts: tuple[str, ...]) -> AsyncIterator[str]:
+        index = 0
+        async for number, text in _lines(texts):
+            self.numbers[index] = number
+            index += 1
+            yield text
+
+    async def emit(self, item: Resolved) -> None:
+        number = self.numbers.pop(item.index, item.index + 1)
+        url = None
+        error: BaseException | None = item.error
+        if item.result is not None and not self.types:
+            try:
+                url = await self._url(item.result)
+            except (DOIError, ValueError) as exc:
+                error = exc
+        if error is not None:
+            self.status = 1
+            click.echo(
+                f"doikit: {self.source} {number}: {item.doi}: {error_code(error)}: {error}",
+                err=True,
+            )
+        if self.as_json:
+            click.echo(self._json(number, item, url, error))
+        elif error is None and item.result is not None:
+            text = url if not self.types else _first_text(item.result, self.types)
+            click.echo(text if text is not None else "")
+
+    async def _url(self, record: HandleRecord) -> str:
+        step = resolution_step(record)
+        return step if isinstance(step, str) else await self.client.url(step)
+
+    @staticmethod
+    def _json(number: int, item: Resolved, url: str | None, error: BaseException | None) -> str:
+        out: dict[str, Any] = {"line": number, "input": item.doi}
+        if item.result is not None:
+            out["handle"] = item.result.handle
+            if url is not None:
+                out["url"] = url
+            out["values"] = [value_to_json(v) for v in item.result.values]
+        if error is not None:
+            out["error"] = error_code(error)
+            out["message"] = str(error)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def run_resolve(
+    texts: tuple[str, ...],
+    *,
+    resolver: str,
+    types: tuple[str, ...],
+    as_json: bool,
+    concurrency: int,
+    mailto: str | None,
+    rate: float | None,
+    cache_path: str | None,
+    timeout: float,
+) -> int:
+    """Resolve every input, printing one line per input in input order; the exit status."""
+    source = "argument" if texts and texts != ("-",) else "line"
+
+    async def main() -> int:
+        cache = Cache(cache_path) if cache_path else None
+        progress = Progress(sys.stderr, "resolved")
+        try:
+            async with AsyncClient(
+                resolver, timeout=timeout, mailto=mailto, rate_limit=rate, cache=cache
+            ) as client:
+                run = _Run(client, types, as_json=as_json, source=source)
+                async for item in client.resolve_many(
+                    run.texts(texts), concurrency=concurrency, ordered=True, types=types
+                ):
+                    await run.emit(item)
+                    progress.update(ok=item.error is None)
+                return run.status
+        finally:
+            progress.finish()
+            if cache is not None:
+                cache.close()
+
+    return asyncio.run(main())
+
+
+def _batches(texts: Iterable[str], size: int = 500) -> Iterable[list[str]]:
+    batch: list[str] = []
+    for text in texts:
+        batch.append(text)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def run_which_ra(
+    texts: Iterable[str], *, resolver: str, as_json: bool, mailto: str | None, timeout: float
+) -> int:
+    """Print ``name<TAB>RA`` (or the status) for each input; 1 when one has no RA."""
+    status = 0
+    with Client(resolver, timeout=timeout, mailto=mailto) as client:
+        for batch in _batches(texts):
+            for answer in client.which_ra(batch):
+                ra = answer.get("RA")
+                if ra is None:
+                    status = 1
+                if as_json:
+                    click.echo(json.dumps(answer, ensure_ascii=False))
+                else:
+                    click.echo(f"{answer.get('DOI', '')}\t{ra or answer.get('status', '')}")
+    return status
+
+
+def run_cite(
+    text: str,
+    *,
+    resolver: str,
+    form: str,
+    style: str | None,
+    locale: str | None,
+    mailto: str | None,
+    timeout: float,
+) -> None:
+    """Print the metadata of one DOI in *form*."""
+    with Client(resolver, timeout=timeout, mailto=mailto) as client:
+        result = client.metadata(
+            DOI(text), cast("MetadataFormat", form), style=style, locale=locale
+        )
+    if isinstance(result, dict):
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        click.echo(result.rstrip("\n"))
+
+
+__all__ = ["ResolutionError", "run_cite", "run_resolve", "run_which_ra"]
