@@ -6,6 +6,7 @@ import io
 import itertools
 import tracemalloc
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -114,3 +115,31 @@ def test_a_chunk_ending_in_blanks_before_a_line_break() -> None:
     assert whole[0].text == text
     for cut in range(len(text) + 1):
         assert list(doikit.find_all([text[:cut], text[cut:]])) == whole, cut
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a character reference for the first slash, in an href and in text
+        ('<a href="https://doi.org/10.1000&#x2F;182">', [("10.1000/182", "10.1000&#x2F;182")]),
+        ("doi:10.1000&#47;183 and", [("10.1000/183", "10.1000&#47;183")]),
+        # references that stand for a boundary end the DOI
+        ("&quot;10.1000/184&quot; x", [("10.1000/184", "10.1000/184")]),
+        ("doi:10.1000/189&nbsp;and", [("10.1000/189", "10.1000/189")]),
+        ("doi:10.1000/190&#46; Next", [("10.1000/190", "10.1000/190")]),
+        # '&amp;' separates URL query parameters; in text it is an '&' of the name
+        ("https://x.org/a?doi=10.1000/185&amp;b=1", [("10.1000/185", "10.1000/185")]),
+        ("10.1000/a&amp;b.", [("10.1000/a&b", "10.1000/a&amp;b")]),
+        # '&lt;' '&gt;' balance as '<' '>': a SICI DOI stays whole, its ';' kept
+        ("10.1000/1&lt;2&gt; x", [("10.1000/1<2>", "10.1000/1&lt;2&gt;")]),
+        ("&lt;10.1000/188&gt; x", [("10.1000/188", "10.1000/188")]),
+        # an escaped presentation in a query value
+        ("https://x.org/?id=doi%3A10.1000%2F187&b=1", [("10.1000/187", "10.1000%2F187")]),
+        # a bare '&' or an unknown name is just a character
+        ("10.1000/x&y;z", [("10.1000/x&y;z", "10.1000/x&y;z")]),
+    ],
+)
+def test_html_character_references(text: str, expected: list[tuple[str, str]]) -> None:
+    found = list(doikit.find_all(text))
+    assert [(str(f.doi), f.text) for f in found] == expected
+    assert all(text[f.start : f.end] == f.text for f in found)

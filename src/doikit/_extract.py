@@ -43,7 +43,9 @@ class Found(NamedTuple):
 # A DOI name starts at '10.<registrant>' and a separator: '/', '%2F' (in URLs), or ':' (only
 # after urn:doi:). The pattern starts with a literal so that the regex engine scans for it
 # at str.find speed; the checks on what precedes the start are done in Python.
-_START: Final = re.compile(PREFIX_PATTERN + r"(?:/|%2[Ff]|:)", re.ASCII)
+_START: Final = re.compile(
+    PREFIX_PATTERN + r"(?:/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)", re.ASCII
+)
 _URN: Final = "urn:doi:"
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
 _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-_")
@@ -55,6 +57,7 @@ _URL_TOKEN: Final = re.compile(
 )
 _DOI_PARAMETER: Final = re.compile(r"[?&;][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
 _BOUNDARIES: Final = " \t\n\r\"'<>([{"
+_ESCAPES: Final = frozenset({"3A", "3a", "2F", "2f"})
 _LOOKBACK: Final = 1024
 _OPENERS: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS: Final = frozenset(_OPENERS.values())
@@ -147,9 +150,12 @@ def _scan(text: str, position: int, resume: list[int] | None) -> Iterator[Found]
             start -= 8
         elif text[position - 1] == ":":
             continue  # '10.123:456' names a DOI only in the URN form
-        if start > 0 and text[start - 1] in _GLUED:
+        # After an escaped ':' or '/' ('?id=doi%3A10.…', '…%2F10.…') the start is not glued
+        # to the hex digit: the name sits in a URL, escaped.
+        escaped = start >= 3 and text[start - 3] == "%" and text[start - 2 : start] in _ESCAPES
+        if start > 0 and text[start - 1] in _GLUED and not escaped:
             continue
-        in_url = _in_url(text, start)
+        in_url = _in_url(text, start, escaped=escaped)
         if not (urn or in_url) and _looks_like_a_number(text, start, start_match.group()):
             continue
         end = _grow(text, position, in_url=in_url)
@@ -182,12 +188,12 @@ def _looks_like_a_number(text: str, start: int, prefix: str) -> bool:
     return _MARKER.search(text, max(0, start - 12), start) is None
 
 
-def _in_url(text: str, start: int) -> bool:
+def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:
     """Whether the DOI starting at *start* is part of a URL."""
     # rfind stops at the nearest boundary; the window keeps a scan linear on text with
     # no boundaries at all. A URL longer than the window is read as plain text.
-    if start == 0 or text[start - 1] not in "/=":
-        return False  # in a URL a DOI follows '/' (a path) or '=' (a query value)
+    if start == 0 or (text[start - 1] not in "/=" and not escaped):
+        return False  # in a URL a DOI follows '/' (a path), '=' (a query value) or an escape
     low = max(0, start - _LOOKBACK)
     token = max(low, *(text.rfind(char, low, start) + 1 for char in _BOUNDARIES))
     return (
@@ -208,8 +214,16 @@ def find(source: str | _Readable | Iterable[str]) -> Found | None:
 # The longest run that could be a DOI (C speed); within it, only the characters that
 # decide where a DOI ends need a look.
 _RUN_TEXT: Final = re.compile(r'[^\s"]*').match
-_RUN_URL: Final = re.compile(r"[^\s\"?#&']*").match
-_DECIDING: Final = re.compile(r"[()\[\]{}<>,;]")
+_RUN_URL: Final = re.compile(
+    r"[^\s\"?#&']*(?:&(?!amp;)(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});"
+    r"[^\s\"?#&']*)*"
+).match
+_DECIDING: Final = re.compile(r"[()\[\]{}<>,;&]")
+# An HTML character reference: decoded, it decides as the character it stands for.
+_ENTITY: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});")
+_ENTITY_AT_END: Final = re.compile(
+    r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});\Z"
+)
 
 
 # A line break as PDF-to-text leaves it, and what may not begin the line after a joined
@@ -259,8 +273,12 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
     for deciding in _DECIDING.finditer(text, index, end):
         char = deciding.group()
         at = deciding.start()
+        if char == "&":
+            char = _entity_char(text, at)
+            if char.isspace() or char == '"' or (in_url and char == "&"):
+                return at  # '&nbsp;', '&quot;'; '&amp;' between URL query parameters
         if char in _OPENERS:
-            if char == "<" and _TAG.match(text, at):
+            if char == "<" and text[at] == "<" and _TAG.match(text, at):
                 return at
             depth.append(_OPENERS[char])
         elif char in _CLOSERS:
@@ -272,9 +290,39 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
     return end
 
 
+def _entity_char(text: str, at: int) -> str:
+    """The character the HTML character reference at *at* stands for; '&' when there is
+    none (a bare '&', or a name HTML does not define)."""
+    entity = _ENTITY.match(text, at)
+    if entity is None:
+        return "&"
+    char = html.unescape(entity.group())
+    return char if len(char) == 1 else "&"
+
+
+def _trailing_entity(text: str, start: int, end: int) -> int:
+    """*end* moved before a trailing character reference that stands for a character
+    trimmed at the end of a DOI (``&quot;``, ``&#46;``…), else *end* unchanged."""
+    entity = _ENTITY_AT_END.search(text, max(start, end - 40), end)
+    if entity is None:
+        return end
+    char = _entity_char(text, entity.start())
+    return entity.start() if char in _TRAILING or char.isspace() else end
+
+
 def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found | None:
     """Trim the candidate ``text[start:end]`` and read it as a DOI, or None."""
-    while end > start and (text[end - 1] in _TRAILING or text[end - 1].isspace()):
+    while end > start:
+        last = text[end - 1]
+        if last == ";" and "&" in text[max(start, end - 40) : end]:
+            before = _trailing_entity(text, start, end)
+            if before != end:
+                end = before
+                continue
+            if _ENTITY_AT_END.search(text, max(start, end - 40), end):
+                break  # '&gt;' ends a SICI DOI written in HTML: its ';' stays
+        if not (last in _TRAILING or last.isspace()):
+            break
         end -= 1
     raw = text[start:end]
     if in_url:
