@@ -226,19 +226,31 @@ def inspect(texts: tuple[str, ...], *, as_json: bool) -> None:
     sys.exit(_each(texts, as_json=as_json, handle=handle))
 
 
-def _lines(path: str) -> Iterator[str]:
+def _lines(path: str, bar: ProgressBar[int] | None = None) -> Iterator[str]:
     """The lines of a file ('-' for stdin), decompressed when it starts with gzip's magic
-    bytes, decoded as UTF-8; undecodable bytes become lone surrogates, which end a DOI."""
+    bytes, decoded as UTF-8; undecodable bytes become lone surrogates, which end a DOI.
+    A progress *bar* moves by the bytes of the file read (compressed bytes for .gz)."""
     opened = sys.stdin.buffer if path == "-" else Path(path).open("rb")  # noqa: SIM115
     try:
         raw: Iterable[bytes] = opened
         if isinstance(opened, io.BufferedReader) and opened.peek(2)[:2] == b"\x1f\x8b":
             raw = gzip.open(opened)  # noqa: SIM115 - the underlying file is closed below
-        for line in raw:
+        done = 0
+        for number, line in enumerate(raw):
+            if bar is not None and number % 1024 == 0:
+                position = opened.tell()
+                bar.update(position - done)
+                done = position
             yield line.decode("utf-8", "surrogateescape")
+        if bar is not None and path != "-":
+            bar.update(opened.tell() - done)
     finally:
         if path != "-":
             opened.close()
+
+
+#: Inputs at least this large (in all) get a progress bar when stderr is a terminal.
+_PROGRESS_FROM: Final = 1 << 20
 
 
 @cli.command()
@@ -256,35 +268,62 @@ def _lines(path: str) -> Iterator[str]:
     "--json", "as_json", is_flag=True, help="Write JSON Lines with file, line, column and span."
 )
 def extract(files: tuple[str, ...], form: str, *, unique: bool, as_json: bool) -> None:
-    """Find every DOI in FILES (text, HTML or .gz; '-' or none for stdin)."""
+    """Find every DOI in FILES (text, HTML or .gz; '-' or none for stdin).
+
+    On a terminal, inputs of 1 MiB or more show a progress bar on stderr.
+    """
     seen: set[str] = set()
-    for path in files or ("-",):
-        lines = _LineIndex(_lines(path))
-        for found in find_all(lines):
-            doi = found.doi
-            if unique:
-                if doi.key in seen:
-                    continue
-                seen.add(doi.key)
-            out = {"bare": str(doi), "url": doi.to_url(), "uri": doi.to_uri()}[form]
-            if as_json:
-                number, column = lines.locate(found.start)
-                click.echo(
-                    json.dumps(
-                        {
-                            "file": path,
-                            "line": number,
-                            "column": column,
-                            "span": [found.start, found.end],
-                            "text": found.text,
-                            "doi": str(doi),
-                            form: out,
-                        },
-                        ensure_ascii=False,
-                    )
+    paths = files or ("-",)
+    total = sum(Path(p).stat().st_size for p in paths if p != "-") if sys.stderr.isatty() else 0
+    bar = (
+        click.progressbar(length=total, label="extracting", file=sys.stderr)
+        if total >= _PROGRESS_FROM
+        else None
+    )
+    try:
+        for path in paths:
+            _extract_one(path, form, bar, seen, unique=unique, as_json=as_json)
+    finally:
+        if bar is not None:
+            bar.render_finish()
+
+
+def _extract_one(
+    path: str,
+    form: str,
+    bar: ProgressBar[int] | None,
+    seen: set[str],
+    *,
+    unique: bool,
+    as_json: bool,
+) -> None:
+    """Write the DOIs found in one input."""
+    lines = _LineIndex(_lines(path, bar))
+    for found in find_all(lines):
+        doi = found.doi
+        if unique:
+            if doi.key in seen:
+                continue
+            seen.add(doi.key)
+        out = {"bare": str(doi), "url": doi.to_url(), "uri": doi.to_uri()}[form]
+        if as_json:
+            number, column = lines.locate(found.start)
+            click.echo(
+                json.dumps(
+                    {
+                        "file": path,
+                        "line": number,
+                        "column": column,
+                        "span": [found.start, found.end],
+                        "text": found.text,
+                        "doi": str(doi),
+                        form: out,
+                    },
+                    ensure_ascii=False,
                 )
-            else:
-                click.echo(out)
+            )
+        else:
+            click.echo(out)
 
 
 class _LineIndex:
