@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import click
 
 from doikit._doi import DOI
-from doikit._errors import DOIError, InvalidDOI, ResolutionError
+from doikit._errors import DOIError, InvalidDOI
 from doikit.client import AsyncClient, Cache, Client
 from doikit.handle._sansio import resolution_step
 from doikit.handle._values import value_to_json
@@ -238,4 +238,4 @@ def run_cite(
         click.echo(result.rstrip("\n"))
 
 
-__all__ = ["ResolutionError", "run_cite", "run_resolve", "run_which_ra"]
+__all__ = ["run_cite", "run_resolve", "run_which_ra"]

@@ -148,7 +148,22 @@ class _Base:
     def _cached(self, key: str, auth: bool) -> HandleRecord | None:
         return None if auth or self.cache is None else self.cache.get(key)
 
-    def _keep(self, key: str, record: HandleRecord) -> HandleRecord:
+    def _plan(
+        self, doi: str | DOI, types: Sequence[str], indexes: Sequence[int], *, auth: bool
+    ) -> tuple[DOI, str, HandleRecord | None, str]:
+        """What a resolution needs: the name, its cache key, the cached record (None when
+        a request must be sent) and the URL to send it to."""
+        name = _doi(doi)
+        key = cache_key(name, types, indexes)
+        cached = self._cached(key, auth)
+        if cached is not None:
+            return name, key, cached, ""
+        request = resolve_request(name, types=types, indexes=indexes, auth=auth)
+        return name, key, None, self._url(request)
+
+    def _resolved(self, name: DOI, key: str, reply: _Reply) -> HandleRecord:
+        """The record in *reply*, kept in the cache."""
+        record = read_resolution(name, reply.status, reply.content_type, reply.body)
         if self.cache is not None:
             self.cache.put(key, record)
         return record
@@ -192,6 +207,11 @@ class _Base:
     def _short_request(self, short: str) -> tuple[str, str]:
         handle = shortdoi_name(short)
         return handle, f"{self.base_url}/api/handles/{handle}?type=HS_ALIAS"
+
+    @staticmethod
+    def _expanded(handle: str, reply: _Reply) -> DOI:
+        record = read_resolution(handle, reply.status, reply.content_type, reply.body)
+        return read_shortdoi(handle, record)
 
 
 class Client(_Base):
@@ -290,15 +310,10 @@ class Client(_Base):
         :raises ResolutionError: DOINotFound, HandleServerError, MalformedResponse or
             TransportError.
         """
-        name = _doi(doi)
-        key = cache_key(name, types, indexes)
-        cached = self._cached(key, auth)
+        name, key, cached, url = self._plan(doi, types, indexes, auth=auth)
         if cached is not None:
             return cached
-        request = resolve_request(name, types=types, indexes=indexes, auth=auth)
-        reply = self._send(str(name), self._url(request))
-        record = read_resolution(name, reply.status, reply.content_type, reply.body)
-        return self._keep(key, record)
+        return self._resolved(name, key, self._send(str(name), url))
 
     def url(self, doi: str | DOI) -> str:
         """The URL the proxy would redirect to: HS_ALIAS followed, 10320/loc chosen, URL.
@@ -378,9 +393,7 @@ class Client(_Base):
         :raises DOINotFound: for an unknown shortDOI.
         """
         handle, url = self._short_request(shortdoi)
-        reply = self._send(handle, url)
-        record = read_resolution(handle, reply.status, reply.content_type, reply.body)
-        return read_shortdoi(handle, record)
+        return self._expanded(handle, self._send(handle, url))
 
 
 class _HttpxEngine:
@@ -547,15 +560,10 @@ class AsyncClient(_Base):
         auth: bool = False,
     ) -> HandleRecord:
         """The record of *doi*; see :meth:`Client.resolve`."""
-        name = _doi(doi)
-        key = cache_key(name, types, indexes)
-        cached = self._cached(key, auth)
+        name, key, cached, url = self._plan(doi, types, indexes, auth=auth)
         if cached is not None:
             return cached
-        request = resolve_request(name, types=types, indexes=indexes, auth=auth)
-        reply = await self._send(str(name), self._url(request))
-        record = read_resolution(name, reply.status, reply.content_type, reply.body)
-        return self._keep(key, record)
+        return self._resolved(name, key, await self._send(str(name), url))
 
     async def url(self, doi: str | DOI) -> str:
         """The URL the proxy would redirect to; see :meth:`Client.url`."""
@@ -619,9 +627,7 @@ class AsyncClient(_Base):
     async def expand_short(self, shortdoi: str) -> DOI:
         """The DOI name a shortDOI stands for; see :meth:`Client.expand_short`."""
         handle, url = self._short_request(shortdoi)
-        reply = await self._send(handle, url)
-        record = read_resolution(handle, reply.status, reply.content_type, reply.body)
-        return read_shortdoi(handle, record)
+        return self._expanded(handle, await self._send(handle, url))
 
     async def resolve_many(
         self,
@@ -681,8 +687,7 @@ class _Batch:
             name = _doi(text)
         except DOIError as exc:
             return self._out(Resolved(index, str(text), None, exc))
-        cache = self.client.cache
-        hit = None if cache is None else cache.get(cache_key(name, self.types, self.indexes))
+        hit = self.client._cached(cache_key(name, self.types, self.indexes), auth=False)  # noqa: SLF001
         if hit is not None:
             return self._out(Resolved(index, str(text), hit, None))
         self.running += 1

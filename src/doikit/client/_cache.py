@@ -66,7 +66,6 @@ class Cache:
         self._clock = clock
         self._memory: dict[str, tuple[float, HandleRecord]] = {}
         self._db: sqlite3.Connection | None = None
-        self._dirty = 0
         self._last_commit = 0.0
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -127,7 +126,6 @@ class Cache:
                 "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?)",
                 (key, record.handle, values_to_json(record.values), expires),
             )
-            self._dirty += 1
             if now - self._last_commit >= COMMIT_EVERY:
                 self.commit()
 
@@ -141,7 +139,6 @@ class Cache:
         """Write pending records to the SQLite file."""
         if self._db is not None:
             self._db.commit()
-            self._dirty = 0
             self._last_commit = self._clock()
 
     def clear(self) -> None:
