@@ -176,3 +176,28 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def client(server: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, follow_redirects=False, timeout=30) as http:
         yield http
+
+
+def on_a_terminal(argv: list[str], stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
+    """Run *argv* with stderr on a pseudo-terminal: the exit status, stdout, and what the
+    terminal showed."""
+    import pty  # noqa: PLC0415 - POSIX only, and only these tests need it
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            argv, input=stdin, stdout=subprocess.PIPE, stderr=follower, check=False
+        )
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(leader)
+    return done.returncode, done.stdout, shown

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import on_a_terminal
+
 EXE = shutil.which("doikit", path=str(Path(sys.executable).parent))
 
 
@@ -189,30 +191,6 @@ def test_extract_rejoins_a_doi_broken_across_lines() -> None:
     assert records[0]["text"] == "10.1007/978-3-642-\n21311-3_5"
 
 
-def _on_a_terminal(argv: list[str]) -> tuple[int, bytes, bytes]:
-    """Run *argv* with stderr on a pseudo-terminal: exit status, stdout, what the terminal
-    showed."""
-    import os  # noqa: PLC0415
-    import pty  # noqa: PLC0415
-
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=follower, check=False)
-        os.close(follower)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(leader)
-    return done.returncode, done.stdout, shown
-
-
 def test_extract_progress_bar_on_a_terminal_for_large_inputs(tmp_path: Path) -> None:
     large = tmp_path / "large.txt.gz"
     text = "".join(
@@ -221,10 +199,10 @@ def test_extract_progress_bar_on_a_terminal_for_large_inputs(tmp_path: Path) -> 
     large.write_bytes(gzip.compress(text.encode(), compresslevel=0))  # about 3 MB on disk
     small = tmp_path / "small.txt"
     small.write_text("doi:10.1000/182\n", encoding="utf-8")
-    status, out, shown = _on_a_terminal([str(EXE), "extract", str(large), str(small)])
+    status, out, shown = on_a_terminal([str(EXE), "extract", str(large), str(small)])
     assert status == 0
     assert len(out.splitlines()) == 60_001
     assert b"extracting" in shown
     assert b"100%" in shown
-    status, out, shown = _on_a_terminal([str(EXE), "extract", str(small)])
+    status, out, shown = on_a_terminal([str(EXE), "extract", str(small)])
     assert (status, out, shown) == (0, b"10.1000/182\n", b"")  # small: no bar

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from conftest import DOIKIT, free_port
+from conftest import DOIKIT, free_port, on_a_terminal
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -106,31 +106,11 @@ def test_resolve_unreachable_resolver_is_one_line_each() -> None:
 
 
 def test_resolve_progress_on_a_terminal(server: Server) -> None:
-    import pty  # noqa: PLC0415
-
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run(
-            [DOIKIT, "resolve", "--resolver", server.url, "-"],
-            input=b"10.1000/182\n" * 50,
-            stdout=subprocess.PIPE,
-            stderr=follower,
-            check=False,
-        )
-        os.close(follower)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(leader)
-    assert done.returncode == 0
-    assert len(done.stdout.splitlines()) == 50
+    status, out, shown = on_a_terminal(
+        [DOIKIT, "resolve", "--resolver", server.url, "-"], stdin=b"10.1000/182\n" * 50
+    )
+    assert status == 0
+    assert len(out.splitlines()) == 50
     assert b"resolved 50 (0 failed)" in shown
 
 

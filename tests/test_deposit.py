@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from conftest import DOIKIT, free_port
+from conftest import DOIKIT, free_port, on_a_terminal
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -137,34 +137,14 @@ def test_token_create_prints_only_the_token(server: Server) -> None:
 
 
 def test_progress_bar_on_a_terminal(tmp_path: Path, server: Server) -> None:
-    import os  # noqa: PLC0415
-    import pty  # noqa: PLC0415
-
     path = tmp_path / "bar.csv"
     path.write_text(
         "".join(f"10.5555/bar-{i},https://example.org/{i}\n" for i in range(50)), encoding="utf-8"
     )
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run(
-            [DOIKIT, "deposit", str(path), "--server", server.url, "--token", server.token],
-            stdout=subprocess.DEVNULL,
-            stderr=follower,
-            check=False,
-        )
-        os.close(follower)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(leader)
-    assert done.returncode == 0
+    status, _, shown = on_a_terminal(
+        [DOIKIT, "deposit", str(path), "--server", server.url, "--token", server.token]
+    )
+    assert status == 0
     assert b"depositing" in shown
     assert b"100%" in shown
     assert b"deposited 50, rejected 0" in shown
