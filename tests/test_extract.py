@@ -143,3 +143,94 @@ def test_html_character_references(text: str, expected: list[tuple[str, str]]) -
     found = list(doikit.find_all(text))
     assert [(str(f.doi), f.text) for f in found] == expected
     assert all(text[f.start : f.end] == f.text for f in found)
+
+
+# --- The scan's quick paths agree with the general walk ---------------------------------
+
+EDGES = st.sampled_from(
+    [
+        "10.1000/",
+        "10.12345/",
+        "10.1000.10/",
+        "10.5/",
+        "10.0.0.1/",
+        "abc",
+        "A",
+        "5",
+        "(20)",
+        "[0044:X]",
+        "{b}",
+        "<1::x>",
+        "(",
+        ")",
+        "]",
+        "}",
+        ">",
+        "<i>",
+        "'",
+        "?",
+        "#",
+        "&",
+        "&amp;",
+        ",",
+        ";",
+        ":",
+        ".",
+        "!",
+        "-",
+        "/",
+        "=",
+        "%",
+        "%2F",
+        "%41",
+        "%C3%81",
+        "%E2",
+        "Á",
+        "…",
+        "”",
+        " ",
+        "\n",
+        " \n",
+        "\r\n",
+        "\t",
+        "\f",
+        "\u00a0",
+        "\u200b",
+        "\x85",
+        '"',
+        "doi:",
+        "DOI:",
+        "urn:doi:",
+        "URN:DOI:",
+        "https://doi.org/",
+        "http://dx.doi.org/",
+        "https://dx.doi.org/",
+        "/abstract",
+        "/full",
+        "?doi=",
+    ]
+)
+
+
+def walked(text: str) -> list[Found]:
+    """find_all's answers by the general walk alone (the authority the quick paths follow)."""
+    from doikit._extract import _CANDIDATE, _walk  # noqa: PLC0415 - the module's own parts
+
+    found: list[Found] = []
+    position = 0
+    while (match := _CANDIDATE.search(text, position)) is not None:
+        one, position = _walk(text, match, None)
+        if one is not None:
+            found.append(one)
+    return found
+
+
+@given(st.lists(EDGES | PIECES, max_size=24).map("".join))
+def test_quick_paths_agree_with_the_walk(text: str) -> None:
+    assert list(doikit.find_all(text)) == walked(text)
+
+
+@given(st.lists(EDGES | PIECES, max_size=24).map("".join), st.integers(1, 40))
+def test_quick_paths_agree_with_the_walk_in_streams(text: str, size: int) -> None:
+    chunks = [text[i : i + size] for i in range(0, len(text), size)]
+    assert list(doikit.find_all(chunks)) == walked(text)

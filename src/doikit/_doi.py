@@ -202,6 +202,18 @@ _set_name = DOI.__dict__["_name"].__set__
 _set_key = DOI.__dict__["key"].__set__
 
 
+def valid_doi(name: str) -> DOI:
+    """The DOI for *name*, which the caller has checked is a valid bare name (internal:
+    the extractor's common path proves validity with its own pattern)."""
+    self = _new_doi(DOI)
+    _set_name(self, name)
+    _set_key(self, name.lower() if name.isascii() else fold(name))
+    return self
+
+
+_new_doi = object.__new__
+
+
 def _as_text(value: object) -> str:
     if isinstance(value, (str, DOI)):
         return str(value)

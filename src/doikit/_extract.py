@@ -22,9 +22,10 @@ import html
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, cast
 
-from doikit._doi import DOI
+from doikit._doi import DOI, _set_key, _set_name, valid_doi
 from doikit._errors import InvalidDOI
-from doikit._syntax import PREFIX_PATTERN, PercentError, percent_decode
+from doikit._present import quick_decode
+from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -43,9 +44,73 @@ class Found(NamedTuple):
 # A DOI name starts at '10.<registrant>' and a separator: '/', '%2F' (in URLs), or ':' (only
 # after urn:doi:). The pattern starts with a literal so that the regex engine scans for it
 # at str.find speed; the checks on what precedes the start are done in Python.
-_START: Final = re.compile(
-    PREFIX_PATTERN + r"(?:/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)", re.ASCII
+_SEPARATOR: Final = r"(?:/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
+# Candidates, found in C. Every match starts with the literal '10.', so the engine scans
+# for it at string-search speed. The alternatives, tried in order:
+#
+# - group 1 (text) and group 2 (URL): a DOI (after its '10.', up to any trailing
+#   punctuation) whose every boundary the pattern itself has
+#   decided, in printable ASCII: a registrant of 4+ digits; before it, nothing glued (no
+#   word character, '.', '-', '_', '/', '=', ':', '%'), or 'doi:' (not 'urn:doi:'), or one
+#   of the common resolver URLs after a boundary (group 2); a suffix that does not start
+#   with trailing punctuation, whose brackets come in single balanced pairs ('(20)',
+#   '[0044:PTLBTR]', SICI's '<123::AID-XYZ>', whose '<' a digit follows, so that it cannot
+#   be an HTML tag) and whose ',' or ';' are followed by more of it; after it, something
+#   that surely ends a DOI; and no line end ahead of a final '/', '-' or '.', where a
+#   broken DOI may go on. Only the trailing punctuation is left to trim.
+# - groups 3 and 4: the same shape with any registrant and any suffix characters, whose
+#   surroundings Python checks (_quick);
+# - else the bare prefix and separator, for the general walk (_walk).
+_ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
+_DECIDE_IN_TEXT: Final = '"()[]{}<>,;&'
+_DECIDE_IN_URL: Final = _DECIDE_IN_TEXT + "?#'"
+
+
+def _class(chars: str) -> str:
+    return "[" + re.escape(chars) + "]"
+
+
+def _suffix(plain: str) -> str:
+    """A suffix of *plain* characters and the special ones, unrolled (runs of plain
+    characters between the special ones), which keeps the match near the speed of a plain
+    character class."""
+    inner = rf"(?:{plain}|[,;](?![\s\"]|\Z|(?i:doi:)?10\.))"
+    opened = rf"\({inner}*\)|\[{inner}*\]|\{{{inner}*\}}|<[0-9]{inner}*>"
+    special = rf"[,;](?![\s\"]|\Z|(?i:doi:)?10\.)|{opened}"
+    return (
+        rf"(?:{plain}+(?:(?:{special}){plain}*)*"
+        rf"|(?:{opened}){plain}*(?:(?:{special}){plain}*)*)"
+    )
+
+
+_TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT))
+_URL_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL))
+_ANY_PLAIN: Final = r"[^\s\"()\[\]{}<>,;&]"
+_NOT_TRAILING: Final = r"(?![.,;:!?'])"
+# A group ends before trailing punctuation, which the match then goes on over.
+_UNTRIMMED: Final = r"(?<![.,;:!?'])"
+_TRAIL: Final = r"[.,;:!?']*"
+_ENDS: Final = r"(?:[\s\")\]}>]|\Z)"
+_NO_LINE_BREAK: Final = r"(?:(?<![/.\-])|(?![ \t]*\r?(?:\n|\Z)))"
+_CANDIDATE: Final = re.compile(
+    r"10\.(?:"
+    # 1: in text
+    r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
+    r"|(?<=[Dd][Oo][Ii]:10\.)(?<![Uu][Rr][Nn]:[Dd][Oo][Ii]:10\.))"
+    rf"([0-9]{{4,}}/{_NOT_TRAILING}{_suffix(_TEXT_PLAIN)}{_UNTRIMMED}){_TRAIL}"
+    rf"(?={_ENDS}){_NO_LINE_BREAK}"
+    # 2: after https://doi.org/ or http://dx.doi.org/
+    r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
+    r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
+    rf"([0-9]{{4,}}/{_NOT_TRAILING}{_suffix(_URL_PLAIN)}{_UNTRIMMED}){_TRAIL}"
+    rf"(?=[?#']|{_ENDS}){_NO_LINE_BREAK}"
+    # 3, 4: registrant and suffix of the same shape, any characters
+    rf"|([0-9]+(?:\.[0-9]+)*)/({_suffix(_ANY_PLAIN)})"
+    # the bare start
+    rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR})"
 )
+_TEXT, _IN_URL, _SHAPED = 1, 2, 4  # match.lastindex of each alternative
+
 _URN: Final = "urn:doi:"
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
 _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-_")
@@ -98,13 +163,11 @@ def find_all(source: str | _Readable | Iterable[str]) -> Iterator[Found]:
     [('10.1000/182', 4), ('10.1/x', 24)]
     """
     if isinstance(source, str):
-        yield from _scan(source, 0, None)
-        return
+        return _scan(source, 0, None)
     read = getattr(source, "read", None)
     if callable(read):
-        yield from _stream(iter(lambda: read(_CHUNK), ""))
-        return
-    yield from _stream(cast("Iterable[str]", source))
+        return _stream(iter(lambda: read(_CHUNK), ""))
+    return _stream(cast("Iterable[str]", source))
 
 
 _CHUNK: Final = 1 << 16
@@ -139,36 +202,172 @@ def _scan(text: str, position: int, resume: list[int] | None) -> Iterator[Found]
     """The DOIs in *text* from *position* on. With a *resume* list the text is a chunk of a
     stream: a DOI that reaches the end of the text may go on in the next chunk, so the scan
     stops before it and puts in *resume* where the next scan must start."""
-    while True:
-        start_match = _START.search(text, position)
-        if start_match is None:
+    # Three paths reach the same answers (_CANDIDATE's alternatives): a DOI the pattern
+    # has decided is only trimmed (and in a URL decoded) here; a candidate of the common
+    # shape is checked by _quick; everything else, and anything _quick is unsure of, takes
+    # the general walk (_walk), which is the authority. A property test checks that the
+    # three agree.
+    # In a stream, a DOI that the pattern ends at the end of the chunk may go on.
+    stream = resume is not None
+    near_end = len(text) - 1
+    restart = True
+    while restart:
+        restart = False
+        for match in _CANDIDATE.finditer(text, position):
+            kind = match.lastindex
+            if kind in (_TEXT, _IN_URL):
+                if not stream or match.end() < near_end:
+                    written = "10." + match[kind]
+                    name: str | None = written
+                    if kind == _IN_URL and ("%" in written or written.count("/") > 1):
+                        name = _url_name(written)
+                    if name is not None:
+                        # valid_doi() inlined: this is the hot path.
+                        doi = _new_doi(DOI)
+                        _set_name(doi, name)
+                        _set_key(doi, name.lower() if name.isascii() else fold(name))
+                        start = match.start()
+                        position = start + len(written)
+                        yield _new_found(Found, (doi, start, position, written))
+                        continue
+            elif kind == _SHAPED:
+                found = _quick(text, match, resume)
+                if found is not None:
+                    position = found.end
+                    yield found
+                    continue
+            found, position = _walk(text, match, resume)
+            if found is None:
+                if position < 0:
+                    return  # a stream's chunk ends inside a DOI: resume has been set
+            else:
+                yield found
+            restart = True  # scan on from position, past what _walk took or refused
             break
-        start = start_match.start()
-        position = start_match.end()
-        urn = start >= 8 and text[start - 8 : start].lower() == _URN
-        if urn:
-            start -= 8
-        elif text[position - 1] == ":":
-            continue  # '10.123:456' names a DOI only in the URN form
-        # After an escaped ':' or '/' ('?id=doi%3A10.…', '…%2F10.…') the start is not glued
-        # to the hex digit: the name sits in a URL, escaped.
-        escaped = start >= 3 and text[start - 3] == "%" and text[start - 2 : start] in _ESCAPES
-        if start > 0 and text[start - 1] in _GLUED and not escaped:
-            continue
-        in_url = _in_url(text, start, escaped=escaped)
-        if not (urn or in_url) and _looks_like_a_number(text, start, start_match.group()):
-            continue
-        end = _grow(text, position, in_url=in_url)
-        if resume is not None and end == len(text):
-            resume.append(start)
-            return
-        found = _make(text, start, end, urn=urn, in_url=in_url)
-        if found is not None:
-            yield found
-            position = found.end
     if resume is not None:
         # A start may be split at the end of the chunk ('…10.10' + '00/182').
         resume.append(max(position, len(text) - _TAIL))
+
+
+def _url_name(written: str) -> str | None:
+    """The name in a URL candidate the pattern has decided (group 2), its escapes decoded;
+    None when an escape or a view suffix after the name needs the walk."""
+    if written.count("/") > 1 and _QUICK_URL_ODD(written):
+        return None
+    if "%" not in written:
+        return written
+    name = quick_decode(written)
+    return name if name is not None and name.isprintable() else None
+
+
+# What may stand right before a DOI that _quick takes: not a word character, '.', '-' or
+# '_' (glued: no start), nor '/', '=' or '%' (a URL or an escape: the walk decides), nor
+# ':' (urn:doi: names use ':' and are walked; 'doi:' is checked for).
+_QUICK_AFTER_NOT: Final = _GLUED | frozenset("/=:%")
+# The resolver URLs _quick reads itself when they follow a boundary.
+_QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
+# In a URL, what _quick leaves to the walk: the characters that end a DOI there, escapes,
+# and the views publishers append (_URL_TAILS).
+_QUICK_URL_ODD: Final = re.compile(
+    r"[?#']|/(?:abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl"
+    r"|figures)(?![a-z0-9])",
+    re.IGNORECASE | re.ASCII,
+).search
+# After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
+# the candidate is unbalanced).
+_QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>")
+_QUICK_TRIM: Final = "".join(sorted(_TRAILING))
+_LINE_END_AHEAD: Final = re.compile(r"[ \t]*\r?(?:\n|\Z)").match
+_new_found = tuple.__new__
+_new_doi = object.__new__
+
+
+def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found | None:
+    """The DOI of a candidate of the common shape, or None when the walk must decide."""
+    start, end = match.span()
+    length = len(text)
+    if resume is not None and end + 1 >= length:
+        return None  # the next chunk may go on with this DOI
+    in_url = False
+    if start:
+        before = text[start - 1]
+        if before in _QUICK_AFTER_NOT:
+            if before == ":":
+                if text[start - 8 : start].lower() == _URN:
+                    return None
+            elif (
+                before != "/"
+                or not _after_resolver(text, start)
+                or _QUICK_URL_ODD(text, start, end)
+            ):
+                return None
+            else:
+                in_url = True
+    if end < length:
+        after = text[end]
+        if after not in _QUICK_ENDS and not (
+            after in ",;" and (end + 1 == length or text[end + 1] in _QUICK_ENDS)
+        ):
+            return None
+    suffix = match.start(4)
+    registrant = match.group(3)
+    if (
+        not in_url
+        and (len(registrant) < 4 or "." in registrant)
+        and _looks_like_a_number(text, start, text[start:suffix])
+    ):
+        return None
+    raw = match.group()
+    if raw[-1] in "/-." and _LINE_END_AHEAD(text, end):
+        return None  # a DOI broken across lines may go on
+    written = raw.rstrip(_QUICK_TRIM)
+    if len(written) <= suffix - start:
+        return None  # nothing of the suffix is left
+    name = written
+    if in_url and "%" in written:
+        try:
+            name = percent_decode(written)
+        except PercentError:
+            return None
+    if not name.isprintable():
+        return None
+    return _new_found(Found, (valid_doi(name), start, start + len(written), written))
+
+
+def _after_resolver(text: str, start: int) -> bool:
+    """Whether a common resolver URL, right after a boundary, ends at *start*."""
+    for head in _QUICK_HEADS:
+        at = start - len(head)
+        if at >= 0 and text.startswith(head, at) and (at == 0 or text[at - 1] in _BOUNDARIES):
+            return True
+    return False
+
+
+def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Found | None, int]:
+    """Read the candidate at *match* with every rule: the DOI (or None) and where the scan
+    goes on; -1 when a stream's chunk ends inside the DOI (then *resume* is set)."""
+    start = match.start()
+    position = match.end() if match.lastindex is None else text.index("/", start) + 1
+    prefix = text[start:position]
+    urn = start >= 8 and text[start - 8 : start].lower() == _URN
+    if urn:
+        start -= 8
+    elif prefix[-1] == ":":
+        return None, position  # '10.123:456' names a DOI only in the URN form
+    # After an escaped ':' or '/' ('?id=doi%3A10.…', '…%2F10.…') the start is not glued
+    # to the hex digit: the name sits in a URL, escaped.
+    escaped = start >= 3 and text[start - 3] == "%" and text[start - 2 : start] in _ESCAPES
+    if start > 0 and text[start - 1] in _GLUED and not escaped:
+        return None, position
+    in_url = _in_url(text, start, escaped=escaped)
+    if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
+        return None, position
+    end = _grow(text, position, in_url=in_url)
+    if resume is not None and end == len(text):
+        resume.append(start)
+        return None, -1
+    found = _make(text, start, end, urn=urn, in_url=in_url)
+    return found, (position if found is None else found.end)
 
 
 # Bare look-alikes: a prefix shaped like an IPv4 address (10.0.0.1/24), or a registrant
@@ -339,4 +538,4 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         doi = DOI("urn:doi:" + name[8:] if urn else name)
     except (InvalidDOI, PercentError):
         return None
-    return Found(doi, start, end, raw)
+    return _new_found(Found, (doi, start, end, raw))

@@ -164,7 +164,7 @@ _HEX_BYTE: Final = {
 }
 
 
-def _quick_decode(text: str) -> str | None:
+def quick_decode(text: str) -> str | None:
     """Strictly decode an ASCII text's escapes, or None when anything is irregular
     (the full decoder then reports it precisely)."""
     if not text.isascii():
@@ -207,7 +207,7 @@ def parse(text: str) -> str:
             if "%" in name:
                 name = name.replace("%3C", "<").replace("%3E", ">")
                 if "%" in name:
-                    decoded = _quick_decode(name)
+                    decoded = quick_decode(name)
                     if decoded is None:
                         return _parse_slow(text)
                     name = decoded
