@@ -171,6 +171,30 @@ def test_extract_files_gzip_stdin_unique_and_json(tmp_path: Path) -> None:
     assert text[records[2]["span"][0] : records[2]["span"][1]] == "10.1000/abc"
 
 
+def test_extract_short_writes_shortdois_in_order_only_when_asked() -> None:
+    text = b"A 10.1000/182, then doi:10/AbC1 and\nhttps://doi.org/b8xx35; 10/abc1 again.\n"
+    assert run("extract", stdin=text).stdout == "10.1000/182\n"
+    assert run("extract", "--short", stdin=text).stdout == (
+        "10.1000/182\n10/abc1\n10/b8xx35\n10/abc1\n"
+    )
+    assert run("extract", "--short", "--unique", "--to", "url", stdin=text).stdout == (
+        "https://doi.org/10.1000/182\nhttps://doi.org/10/abc1\nhttps://doi.org/10/b8xx35\n"
+    )
+    records = [
+        json.loads(line)
+        for line in run("extract", "--short", "--json", stdin=text).stdout.splitlines()
+    ]
+    assert records[2] == {
+        "file": "-",
+        "line": 2,
+        "column": 17,
+        "span": [52, 58],
+        "text": "b8xx35",
+        "shortdoi": "10/b8xx35",
+        "bare": "10/b8xx35",
+    }
+
+
 def test_extract_undecodable_bytes_end_a_doi_and_missing_file_is_usage_error() -> None:
     done = run("extract", stdin=b"x 10.1000/ab\xff\xfecd y\n")
     assert (done.returncode, done.stdout) == (0, "10.1000/ab\n")

@@ -234,3 +234,41 @@ def test_quick_paths_agree_with_the_walk(text: str) -> None:
 def test_quick_paths_agree_with_the_walk_in_streams(text: str, size: int) -> None:
     chunks = [text[i : i + size] for i in range(0, len(text), size)]
     assert list(doikit.find_all(chunks)) == walked(text)
+
+
+# --- shortDOIs, only when asked for ------------------------------------------------------
+
+SHORT_CASES = [
+    ("See doi:10/ABC and https://doi.org/b8xx35.", [("10/abc", "10/ABC"), ("10/b8xx35", "b8xx35")]),
+    ("DOI: 10/aabbe; https://doi.org/10/bcr4, http://dx.doi.org/10/c5sk", None),
+    ("bare 10/aa1b, then 10/fz6vnc.", [("10/aa1b", "10/aa1b"), ("10/fz6vnc", "10/fz6vnc")]),
+    ("10 mg/kg, 10/min, 10/12, 2020/10/a1b, x10/ab1, p.10/ab1", []),
+    ("https://doi.org/faq and https://doi.org/help", []),
+    ("10.1000/10/abc1 is a DOI name", []),
+    ("hdl.handle.net/10/xy9", [("10/xy9", "10/xy9")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SHORT_CASES)
+def test_find_short(text: str, expected: list[tuple[str, str]] | None) -> None:
+    found = list(doikit.find_short(text))
+    for one in found:
+        assert text[one.start : one.end] == one.text
+    if expected is None:  # the marked forms: each found, its handle lower-cased
+        assert [one.handle for one in found] == ["10/aabbe", "10/bcr4", "10/c5sk"]
+    else:
+        assert [(one.handle, one.text) for one in found] == expected
+    assert not [f for f in doikit.find_all(text) if str(f.doi).startswith("10/")]
+
+
+SHORT_PIECES = st.sampled_from(
+    ["10/", "doi:", "DOI ", "https://doi.org/", "abc", "1", "Z", " ", "\n", ".", "/", "-", "x"]
+)
+
+
+@given(st.lists(SHORT_PIECES, max_size=30).map("".join), st.integers(1, 20))
+def test_find_short_in_any_chunking_equals_whole_text(text: str, size: int) -> None:
+    chunks = [text[i : i + size] for i in range(0, len(text), size)]
+    whole = list(doikit.find_short(text))
+    assert list(doikit.find_short(chunks)) == whole
+    assert list(doikit.find_short(io.StringIO(text))) == whole

@@ -22,7 +22,7 @@ from doikit._errors import (
     ResolutionError,
     TransportError,
 )
-from doikit._extract import Found, find, find_all
+from doikit._extract import Found, FoundShort, find, find_all, find_short
 from doikit._present import normalize_legacy_uri
 from doikit._safety import Finding
 
@@ -50,6 +50,7 @@ __all__ = [
     "ERROR_CODES",
     "Finding",
     "Found",
+    "FoundShort",
     "HandleServerError",
     "InvalidDOI",
     "MalformedResponse",
@@ -58,6 +59,7 @@ __all__ = [
     "__version__",
     "find",
     "find_all",
+    "find_short",
     "is_valid",
     "normalize",
     "normalize_legacy_uri",

@@ -539,3 +539,89 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
     except (InvalidDOI, PercentError):
         return None
     return _new_found(Found, (doi, start, end, raw))
+
+
+# --- shortDOIs, when asked for ------------------------------------------------------------
+
+
+class FoundShort(NamedTuple):
+    """A shortDOI found in text: its ``handle`` (``10/`` and the code, lower-cased, as
+    :meth:`doikit.client.Client.expand_short` takes it), its ``start`` and ``end`` in the
+    text, and the ``text`` as written there."""
+
+    handle: str
+    start: int
+    end: int
+    text: str
+
+
+# A shortDOI code is ASCII letters and digits with at least one letter. It counts behind a
+# DOI marker ('doi:', 'DOI ', a doi.org or hdl.handle.net URL: '…/10/abc'); in a doi.org
+# URL without '10/' ('https://doi.org/abc1') when it is 4-10 characters with a digit among
+# them (doi.org's own pages, /faq or /help, have none); bare ('10/abc1') only with a digit
+# and a letter, so that units and dates ('10/min', '10/12') are not taken. Nothing glued
+# to a word, '.', '/' or '-' before it, nor a word character, '/' or '-' after it.
+_SHORT: Final = re.compile(
+    r"""(?<![A-Za-z0-9._/-])
+    (?:
+        (?:doi[ \t]*:[ \t]*|doi[ \t]+|(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)/)
+        (10/(?=[0-9]*[a-z])[a-z0-9]{1,32})
+      | (?:https?://)?(?:dx\.|www\.)?doi\.org/((?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{4,10})
+      | (10/(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{2,32})
+    )(?![A-Za-z0-9_/-])""",
+    re.IGNORECASE | re.ASCII | re.VERBOSE,
+)
+# What a stream keeps between chunks: more than the longest marker and shortDOI.
+_SHORT_KEEP: Final = 128
+
+
+def find_short(source: str | _Readable | Iterable[str]) -> Iterator[FoundShort]:
+    """Every shortDOI (``10/abc1``, ``doi:10/abc``, ``https://doi.org/10/abc``,
+    ``https://doi.org/abc1``) in *source*, in order of appearance. :func:`find_all` skips
+    them, since a shortDOI is an alias of a DOI name, not a name: expand one through a
+    resolver (:meth:`doikit.client.Client.expand_short`). *source* is read as by
+    :func:`find_all`, in constant memory.
+
+    >>> [(s.handle, s.text) for s in find_short("See doi:10/ABC and https://doi.org/b8xx35.")]
+    [('10/abc', '10/ABC'), ('10/b8xx35', 'b8xx35')]
+    >>> list(find_short("10 mg/kg, 10/min, 2020/10/12"))
+    []
+    """
+    if isinstance(source, str):
+        return _short_in(source, 0, len(source), 0)
+    read = getattr(source, "read", None)
+    if callable(read):
+        return _short_stream(iter(lambda: read(_CHUNK), ""))
+    return _short_stream(cast("Iterable[str]", source))
+
+
+def _short_in(text: str, position: int, until: int, base: int) -> Iterator[FoundShort]:
+    for match in _SHORT.finditer(text, position):
+        if match.end() > until:
+            return
+        kind = match.lastindex or 0
+        code = match[kind]
+        start = match.start(kind)
+        handle = code.lower() if kind != 2 else "10/" + code.lower()
+        yield _new_found(FoundShort, (handle, base + start, base + match.end(), code))
+
+
+def _short_stream(chunks: Iterable[str]) -> Iterator[FoundShort]:
+    buffer = ""
+    base = 0  # the stream offset of buffer[0]
+    scan_from = 0
+    for chunk in chunks:
+        buffer += chunk
+        # A match that ends before the last character is decided (its look-ahead saw
+        # what follows); one that might go on waits for the next chunk.
+        until = len(buffer) - 1
+        last = scan_from
+        for found in _short_in(buffer, scan_from, until, base):
+            last = found.end - base
+            yield found
+        next_scan = max(last, len(buffer) - _SHORT_KEEP)
+        keep = max(0, next_scan - _SHORT_KEEP)
+        buffer = buffer[keep:]
+        base += keep
+        scan_from = next_scan - keep
+    yield from _short_in(buffer, scan_from, len(buffer), base)

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 
 import click
 
-from doikit import DOI, InvalidDOI, __version__, find_all
+from doikit import DOI, FoundShort, InvalidDOI, __version__, find_all, find_short
 from doikit._errors import _short
 
 if TYPE_CHECKING:
@@ -267,7 +267,12 @@ _PROGRESS_FROM: Final = 1 << 20
 @click.option(
     "--json", "as_json", is_flag=True, help="Write JSON Lines with file, line, column and span."
 )
-def extract(files: tuple[str, ...], form: str, *, unique: bool, as_json: bool) -> None:
+@click.option(
+    "--short",
+    is_flag=True,
+    help="Also write shortDOIs (10/abc1), which are aliases and skipped by default.",
+)
+def extract(files: tuple[str, ...], form: str, *, unique: bool, as_json: bool, short: bool) -> None:
     """Find every DOI in FILES (text, HTML or .gz; '-' or none for stdin).
 
     On a terminal, inputs of 1 MiB or more show a progress bar on stderr.
@@ -282,7 +287,7 @@ def extract(files: tuple[str, ...], form: str, *, unique: bool, as_json: bool) -
     )
     try:
         for path in paths:
-            _extract_one(path, form, bar, seen, unique=unique, as_json=as_json)
+            _extract_one(path, form, bar, seen, unique=unique, as_json=as_json, short=short)
     finally:
         if bar is not None:
             bar.render_finish()
@@ -296,10 +301,15 @@ def _extract_one(
     *,
     unique: bool,
     as_json: bool,
+    short: bool,
 ) -> None:
-    """Write the DOIs found in one input."""
+    """Write the DOIs (and with *short* the shortDOIs) found in one input, in order."""
+    shorts: collections.deque[FoundShort] = collections.deque()
     lines = _LineIndex(_lines(path, bar))
-    for found in find_all(lines):
+    source = _noting_shorts(lines, shorts) if short else lines
+    for found in find_all(source):
+        while shorts and shorts[0].start < found.start:
+            _write_short(shorts.popleft(), path, lines, form, seen, unique=unique, as_json=as_json)
         doi = found.doi
         if unique:
             if doi.key in seen:
@@ -324,6 +334,49 @@ def _extract_one(
             )
         else:
             click.echo(out)
+    while shorts:
+        _write_short(shorts.popleft(), path, lines, form, seen, unique=unique, as_json=as_json)
+
+
+def _noting_shorts(lines: Iterable[str], shorts: collections.deque[FoundShort]) -> Iterator[str]:
+    """The lines, unchanged; the shortDOIs of each (one never spans lines) go to *shorts*."""
+    offset = 0
+    for line in lines:
+        for one in find_short(line):
+            shorts.append(one._replace(start=offset + one.start, end=offset + one.end))
+        yield line
+        offset += len(line)
+
+
+def _write_short(
+    one: FoundShort,
+    path: str,
+    lines: _LineIndex,
+    form: str,
+    seen: set[str],
+    *,
+    unique: bool,
+    as_json: bool,
+) -> None:
+    if unique:
+        if one.handle in seen:
+            return
+        seen.add(one.handle)
+    out = {"bare": one.handle, "url": "https://doi.org/" + one.handle, "uri": "doi:" + one.handle}
+    if as_json:
+        number, column = lines.locate(one.start)
+        record = {
+            "file": path,
+            "line": number,
+            "column": column,
+            "span": [one.start, one.end],
+            "text": one.text,
+            "shortdoi": one.handle,
+            form: out[form],
+        }
+        click.echo(json.dumps(record, ensure_ascii=False))
+    else:
+        click.echo(out[form])
 
 
 class _LineIndex:
