@@ -187,21 +187,20 @@ def _stream(chunks: Iterable[str]) -> Iterator[Found]:
         buffer += chunk
         resume: list[int] = []  # _scan sets where the next scan must start
         final = len(buffer) - scan_from > _MAX_CARRY
-        for found in _scan(buffer, scan_from, None if final else resume):
-            yield found._replace(start=base + found.start, end=base + found.end)
+        yield from _scan(buffer, scan_from, None if final else resume, base)
         next_scan = resume[0] if resume else len(buffer)
         keep = max(0, next_scan - _LOOKBACK)
         buffer = buffer[keep:]
         base += keep
         scan_from = next_scan - keep
-    for found in _scan(buffer, scan_from, None):
-        yield found._replace(start=base + found.start, end=base + found.end)
+    yield from _scan(buffer, scan_from, None, base)
 
 
-def _scan(text: str, position: int, resume: list[int] | None) -> Iterator[Found]:
-    """The DOIs in *text* from *position* on. With a *resume* list the text is a chunk of a
-    stream: a DOI that reaches the end of the text may go on in the next chunk, so the scan
-    stops before it and puts in *resume* where the next scan must start."""
+def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
+    """The DOIs in *text* from *position* on, their spans counted from *base* (the stream
+    offset of ``text[0]``). With a *resume* list the text is a chunk of a stream: a DOI that
+    reaches the end of the text may go on in the next chunk, so the scan stops before it
+    and puts in *resume* where the next scan must start."""
     # Three paths reach the same answers (_CANDIDATE's alternatives): a DOI the pattern
     # has decided is only trimmed (and in a URL decoded) here; a candidate of the common
     # shape is checked by _quick; everything else, and anything _quick is unsure of, takes
@@ -228,20 +227,20 @@ def _scan(text: str, position: int, resume: list[int] | None) -> Iterator[Found]
                         _set_key(doi, name.lower() if name.isascii() else fold(name))
                         start = match.start()
                         position = start + len(written)
-                        yield _new_found(Found, (doi, start, position, written))
+                        yield _new_found(Found, (doi, base + start, base + position, written))
                         continue
             elif kind == _SHAPED:
                 found = _quick(text, match, resume)
                 if found is not None:
                     position = found.end
-                    yield found
+                    yield _moved(found, base)
                     continue
             found, position = _walk(text, match, resume)
             if found is None:
                 if position < 0:
                     return  # a stream's chunk ends inside a DOI: resume has been set
             else:
-                yield found
+                yield _moved(found, base)
             restart = True  # scan on from position, past what _walk took or refused
             break
     if resume is not None:
@@ -385,6 +384,10 @@ def _looks_like_a_number(text: str, start: int, prefix: str) -> bool:
     if digits >= 4 and not _IPV4_PREFIX.match(prefix):
         return False
     return _MARKER.search(text, max(0, start - 12), start) is None
+
+
+def _moved(found: Found, base: int) -> Found:
+    return found._replace(start=base + found.start, end=base + found.end) if base else found
 
 
 def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:
