@@ -41,26 +41,24 @@ class Found(NamedTuple):
     text: str
 
 
-# A DOI name starts at '10.<registrant>' and a separator: '/', '%2F' (in URLs), or ':' (only
-# after urn:doi:). The pattern starts with a literal so that the regex engine scans for it
-# at str.find speed; the checks on what precedes the start are done in Python.
-_SEPARATOR: Final = r"(?:/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
-# Candidates, found in C. Every match starts with the literal '10.', so the engine scans
-# for it at string-search speed. The alternatives, tried in order:
+# Candidates, found in C. Every match starts with the literal '10.', so that the engine
+# scans for it at string-search speed; the alternatives, tried in order:
 #
-# - group 1 (text) and group 2 (URL): a DOI (after its '10.', up to any trailing
-#   punctuation) whose every boundary the pattern itself has
-#   decided, in printable ASCII: a registrant of 4+ digits; before it, nothing glued (no
-#   word character, '.', '-', '_', '/', '=', ':', '%'), or 'doi:' (not 'urn:doi:'), or one
-#   of the common resolver URLs after a boundary (group 2); a suffix that does not start
-#   with trailing punctuation, whose brackets come in single balanced pairs ('(20)',
-#   '[0044:PTLBTR]', SICI's '<123::AID-XYZ>', whose '<' a digit follows, so that it cannot
-#   be an HTML tag) and whose ',' or ';' are followed by more of it; after it, something
-#   that surely ends a DOI; and no line end ahead of a final '/', '-' or '.', where a
-#   broken DOI may go on. Only the trailing punctuation is left to trim.
-# - groups 3 and 4: the same shape with any registrant and any suffix characters, whose
+# - group 1 (in text) and group 2 (in a URL): a DOI whose every boundary the pattern
+#   itself decides, in printable ASCII. The group holds the name after its '10.' up to
+#   any trailing punctuation, which the match goes on over. Before it: nothing glued (a
+#   word character, '.', '-', '_', '/', '=', ':', '%'), or 'doi:' (not 'urn:doi:'), or,
+#   for group 2, https://doi.org/ or http://dx.doi.org/ after a boundary. A registrant
+#   that is no number (_REGISTRANT). A suffix that does not start with trailing
+#   punctuation, whose brackets come in single balanced pairs ('(20)', '[0044:PTLBTR]',
+#   SICI's '<123::AID-XYZ>', whose '<' a digit follows, so that it is no HTML tag) and
+#   whose ',' or ';' have more of it after them. After it, something that surely ends a
+#   DOI, and no line end ahead of a final '/', '-' or '.', where a broken DOI may go on.
+# - groups 3 and 4: a registrant and a suffix of the same shape with any characters, whose
 #   surroundings Python checks (_quick);
-# - else the bare prefix and separator, for the general walk (_walk).
+# - else the bare prefix and its separator: '/', '%2F' (in URLs), ':' (only after
+#   urn:doi:) or an HTML reference to '/', for the general walk (_walk).
+_SEPARATOR: Final = r"(?:/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
 _ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
 _DECIDE_IN_TEXT: Final = '"()[]{}<>,;&'
 _DECIDE_IN_URL: Final = _DECIDE_IN_TEXT + "?#'"
@@ -86,6 +84,11 @@ def _suffix(plain: str) -> str:
 _TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT))
 _URL_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL))
 _ANY_PLAIN: Final = r"[^\s\"()\[\]{}<>,;&]"
+# A registrant code with 4 digits in a row in one of its first three segments: neither a
+# ratio nor an IPv4 route (_looks_like_a_number), with or without a DOI marker.
+_REGISTRANT: Final = (
+    r"(?:[0-9]{4,}|[0-9]{1,3}\.[0-9]{4,}|[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{4,})(?:\.[0-9]+)*"
+)
 _NOT_TRAILING: Final = r"(?![.,;:!?'])"
 # A group ends before trailing punctuation, which the match then goes on over.
 _UNTRIMMED: Final = r"(?<![.,;:!?'])"
@@ -97,12 +100,12 @@ _CANDIDATE: Final = re.compile(
     # 1: in text
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[Dd][Oo][Ii]:10\.)(?<![Uu][Rr][Nn]:[Dd][Oo][Ii]:10\.))"
-    rf"([0-9]{{4,}}/{_NOT_TRAILING}{_suffix(_TEXT_PLAIN)}{_UNTRIMMED}){_TRAIL}"
+    rf"({_REGISTRANT}/{_NOT_TRAILING}{_suffix(_TEXT_PLAIN)}{_UNTRIMMED}){_TRAIL}"
     rf"(?={_ENDS}){_NO_LINE_BREAK}"
     # 2: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"([0-9]{{4,}}/{_NOT_TRAILING}{_suffix(_URL_PLAIN)}{_UNTRIMMED}){_TRAIL}"
+    rf"({_REGISTRANT}/{_NOT_TRAILING}{_suffix(_URL_PLAIN)}{_UNTRIMMED}){_TRAIL}"
     rf"(?=[?#']|{_ENDS}){_NO_LINE_BREAK}"
     # 3, 4: registrant and suffix of the same shape, any characters
     rf"|([0-9]+(?:\.[0-9]+)*)/({_suffix(_ANY_PLAIN)})"
@@ -110,6 +113,7 @@ _CANDIDATE: Final = re.compile(
     rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR})"
 )
 _TEXT, _IN_URL, _SHAPED = 1, 2, 4  # match.lastindex of each alternative
+_DECIDED: Final = frozenset({_TEXT, _IN_URL})
 
 _URN: Final = "urn:doi:"
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
@@ -214,7 +218,7 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
         restart = False
         for match in _CANDIDATE.finditer(text, position):
             kind = match.lastindex
-            if kind in (_TEXT, _IN_URL):
+            if kind in _DECIDED:
                 if not stream or match.end() < near_end:
                     written = "10." + match[kind]
                     name: str | None = written

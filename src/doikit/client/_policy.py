@@ -82,7 +82,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isdigit() and value.isascii():  # isdigit() alone admits '¹' and '٣'
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)

@@ -563,7 +563,7 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int) -> Row:
 async def _read_body(request: Request, limit: int) -> bytes:
     """The body, refused with 413 beyond *limit* bytes (checked as it arrives)."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
+    if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise _RefusedError(RC_PROTOCOL_ERROR, f"the body is over {limit} bytes", 413)
     chunks = []
     size = 0
