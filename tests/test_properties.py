@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import doikit
 from doikit import DOI, InvalidDOI
+from doikit._syntax import fold
 
 # Unicode Graphic: L, M, N, P, S and Zs (004 ch. 2). Weighted towards the characters that
 # matter to the encoders: '/', '.', '%', '#', '?', spaces, combining marks, astral planes.
@@ -137,3 +138,49 @@ def test_fast_path_agrees_with_full_parser(doi: DOI) -> None:
                 parse(text)
             continue
         assert parse(text) == slow
+        assert doikit.normalize(text) == fold(slow)
+
+
+PRESENTATION_PIECES = st.sampled_from(
+    [
+        "10.",
+        "1000",
+        "10.1000/",
+        "/",
+        "%2F",
+        "%2f",
+        "%3C",
+        "%3e",
+        "%41",
+        "%",
+        "?",
+        "#",
+        ":",
+        "doi:",
+        "DOI: ",
+        "urn:doi:",
+        "https://doi.org/",
+        "HTTP://DX.DOI.ORG/",
+        "info:doi/",
+        "hdl:",
+        "A",
+        "b",
+        " ",
+        ".",
+        "é",
+        "\x00",
+    ]
+)
+
+
+@given(st.lists(PRESENTATION_PIECES, max_size=12).map("".join))
+def test_normalize_agrees_with_the_full_parser(text: str) -> None:
+    from doikit._present import _parse_slow  # noqa: PLC0415 - internal check
+
+    try:
+        slow = _parse_slow(text)
+    except InvalidDOI:
+        with pytest.raises(InvalidDOI):
+            doikit.normalize(text)
+        return
+    assert doikit.normalize(text) == fold(slow)
