@@ -157,6 +157,17 @@ def test_pretty_and_jsonp(client: httpx.Client) -> None:
     assert jsonp.text.endswith(");")
 
 
+def test_writes_answer_json_even_with_a_callback(client: httpx.Client) -> None:
+    # JSONP is for reads: a write (and its refusal) keeps the JSON its description promises.
+    for reply in (
+        client.put("/api/handles/10.5555/cb?callback=f", json={"values": []}),
+        client.delete("/api/handles/10.5555/cb?callback=f"),
+        client.post("/api/deposit?callback=f", content=b"{}"),
+    ):
+        assert reply.headers["content-type"] == JSON
+        assert reply.json()["responseCode"] != 1
+
+
 def test_auth_and_cert_are_accepted(client: httpx.Client) -> None:
     assert client.get("/api/handles/10.1000/1?auth=true&cert=true").status_code == 200
 

@@ -225,6 +225,8 @@ class DoikitApp:
     async def api_handle(self, request: Request) -> Response:
         """``/api/handles/{handle}``: GET and HEAD read, PUT writes, DELETE removes."""
         params = query_params(request)
+        if request.method in ("PUT", "DELETE"):
+            params = _without_callback(params)
         raw = raw_path(request)[len(b"/api/handles/") :]
         if not raw:
             return api_error(RC_INVALID_HANDLE, message="Empty handle invalid", params=params)
@@ -335,7 +337,7 @@ class DoikitApp:
 
     async def api_deposit(self, request: Request) -> Response:
         """``POST /api/deposit``: JSON Lines of records, all accepted lines in one transaction."""
-        params = query_params(request)
+        params = _without_callback(query_params(request))
         try:
             allowed = await self._token(request)
             body = await _read_body(request, MAX_DEPOSIT_BODY)
@@ -558,6 +560,12 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int) -> Row:
     except HandleFormatError as exc:
         raise _LineError(str(exc), name, number) from None
     return Row(doi.key, str(doi), doi.prefix, values_to_json(_stamp(values, now)))
+
+
+def _without_callback(params: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The query parameters of a write, less ``callback``: JSONP is for reads (a <script>
+    element can only GET), so a write always answers JSON, as its description says."""
+    return [(key, value) for key, value in params if key != "callback"]
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
