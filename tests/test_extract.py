@@ -208,6 +208,11 @@ EDGES = st.sampled_from(
         "/abstract",
         "/full",
         "?doi=",
+        "\\",
+        "\\/",
+        "\\_",
+        ".svg",
+        "https://zenodo.org/badge/DOI/",
     ]
 )
 

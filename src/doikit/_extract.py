@@ -58,9 +58,9 @@ class Found(NamedTuple):
 #   surroundings Python checks (_quick);
 # - else the bare prefix and its separator: '/', '%2F' (in URLs), ':' (only after
 #   urn:doi:) or an HTML reference to '/', for the general walk (_walk).
-_SEPARATOR: Final = r"(?:/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
+_SEPARATOR: Final = r"(?:/|\\/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
 _ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
-_DECIDE_IN_TEXT: Final = '"()[]{}<>,;&'
+_DECIDE_IN_TEXT: Final = '"()[]{}<>,;&\\'
 _DECIDE_IN_URL: Final = _DECIDE_IN_TEXT + "?#'"
 
 
@@ -133,10 +133,11 @@ _CLOSERS: Final = frozenset(_OPENERS.values())
 _TRAILING: Final = frozenset(".,;:!?…\"'”’»›")
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
-# In a URL, publisher pages append views to the DOI: …/doi/10.1111/x/abstract.
+# In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and DOI
+# badges name an image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
 _URL_TAILS: Final = re.compile(
     r"/(?:abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures)"
-    r"(?:/.*)?$",
+    r"(?:/.*)?$|\.(?:svg|png)$",
     re.IGNORECASE | re.ASCII,
 )
 _NEXT_DOI: Final = re.compile(
@@ -222,7 +223,9 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
                 if not stream or match.end() < near_end:
                     written = "10." + match[kind]
                     name: str | None = written
-                    if kind == _IN_URL and ("%" in written or written.count("/") > 1):
+                    if kind == _IN_URL and (
+                        "%" in written or written.count("/") > 1 or written[-4] == "."
+                    ):
                         name = _url_name(written)
                     if name is not None:
                         # valid_doi() inlined: this is the hot path.
@@ -273,7 +276,7 @@ _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.or
 # and the views publishers append (_URL_TAILS).
 _QUICK_URL_ODD: Final = re.compile(
     r"[?#']|/(?:abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl"
-    r"|figures)(?![a-z0-9])",
+    r"|figures)(?![a-z0-9])|\.(?:svg|png)$",
     re.IGNORECASE | re.ASCII,
 ).search
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
@@ -321,6 +324,8 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     ):
         return None
     raw = match.group()
+    if "\\" in raw:
+        return None  # escapes (\\/, \\_) are read by the walk
     if raw[-1] in "/-." and _LINE_END_AHEAD(text, end):
         return None  # a DOI broken across lines may go on
     written = raw.rstrip(_QUICK_TRIM)
@@ -376,15 +381,16 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
 # Bare look-alikes: a prefix shaped like an IPv4 address (10.0.0.1/24), or a registrant
 # code of fewer than 4 digits in all (a ratio like 10.5/20). Behind a DOI marker (doi:,
 # BibTeX's doi = {, RIS's DO  - ) they are still DOIs.
+_REGISTRANT_CODE: Final = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 _IPV4_PREFIX: Final = re.compile(r"10\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\D", re.ASCII)
 _MARKER: Final = re.compile(r"(?:doi[\s:={(\"'\[]{0,5}|DO  - )\Z", re.IGNORECASE | re.ASCII)
 
 
 def _looks_like_a_number(text: str, start: int, prefix: str) -> bool:
     """Whether a bare start without a DOI marker is more likely a number than a DOI."""
-    # prefix is '10.' + digits and dots + a separator ('/', ':' or '%2F').
-    separator = 3 if prefix[-1] in "Ff" else 1
-    digits = len(prefix) - 3 - prefix.count(".", 3) - separator
+    # prefix is '10.' + digits and dots + a separator ('/', '\\/', ':', '%2F', '&#x2F;'…).
+    registrant = _REGISTRANT_CODE.match(prefix, 3)
+    digits = registrant.end() - 3 - prefix.count(".", 3, registrant.end()) if registrant else 0
     if digits >= 4 and not _IPV4_PREFIX.match(prefix):
         return False
     return _MARKER.search(text, max(0, start - 12), start) is None
@@ -537,6 +543,8 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
             end -= len(raw) - tail.start()
             raw = raw[: tail.start()]
     name = _LINE_BREAK.sub("", raw) if "\n" in raw else raw
+    if "\\" in name:  # JSON's escaped '/' and TeX's escaped '_' (BibTeX files)
+        name = name.replace("\\/", "/").replace("\\_", "_")
     if "&" in name and ";" in name:
         name = html.unescape(name)
     try:
