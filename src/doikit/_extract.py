@@ -56,8 +56,8 @@ class Found(NamedTuple):
 #   DOI, and no line end ahead of a final '/', '-' or '.', where a broken DOI may go on.
 # - groups 3 and 4: a registrant and a suffix of the same shape with any characters, whose
 #   surroundings Python checks (_quick);
-# - else the bare prefix and its separator: '/', '%2F' (in URLs), ':' (only after
-#   urn:doi:) or an HTML reference to '/', for the general walk (_walk).
+# - else the bare prefix and its separator: '/', JSON's '\/', '%2F' (in URLs), ':' (only
+#   after urn:doi:) or an HTML reference to '/', for the general walk (_walk).
 _SEPARATOR: Final = r"(?:/|\\/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
 _ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
 _DECIDE_IN_TEXT: Final = '"()[]{}<>,;&\\'
@@ -133,13 +133,15 @@ _CLOSERS: Final = frozenset(_OPENERS.values())
 _TRAILING: Final = frozenset(".,;:!?…\"'”’»›")
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
-# In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and DOI
-# badges name an image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
+# In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
+# badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
 _URL_TAILS: Final = re.compile(
     r"/(?:abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures)"
-    r"(?:/.*)?$|\.(?:svg|png)$",
+    r"(?:/.*)?$",
     re.IGNORECASE | re.ASCII,
 )
+_BADGE: Final = "/badge/"
+_BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
 _NEXT_DOI: Final = re.compile(
     r"[,;]\s*(?:doi:\s*)?" + PREFIX_PATTERN + "/", re.IGNORECASE | re.ASCII
 )
@@ -223,9 +225,7 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
                 if not stream or match.end() < near_end:
                     written = "10." + match[kind]
                     name: str | None = written
-                    if kind == _IN_URL and (
-                        "%" in written or written.count("/") > 1 or written[-4] == "."
-                    ):
+                    if kind == _IN_URL and ("%" in written or written.count("/") > 1):
                         name = _url_name(written)
                     if name is not None:
                         # valid_doi() inlined: this is the hot path.
@@ -276,7 +276,7 @@ _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.or
 # and the views publishers append (_URL_TAILS).
 _QUICK_URL_ODD: Final = re.compile(
     r"[?#']|/(?:abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl"
-    r"|figures)(?![a-z0-9])|\.(?:svg|png)$",
+    r"|figures)(?![a-z0-9])",
     re.IGNORECASE | re.ASCII,
 ).search
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
@@ -539,6 +539,8 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
     raw = text[start:end]
     if in_url:
         tail = _URL_TAILS.search(raw)
+        if tail is None and text.rfind(_BADGE, max(0, start - _LOOKBACK), start) >= 0:
+            tail = _BADGE_IMAGE.search(raw)
         if tail is not None:
             end -= len(raw) - tail.start()
             raw = raw[: tail.start()]
