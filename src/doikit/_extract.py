@@ -54,8 +54,9 @@ class Found(NamedTuple):
 #   SICI's '<123::AID-XYZ>', whose '<' a digit follows, so that it is no HTML tag) and
 #   whose ',' or ';' have more of it after them. After it, something that surely ends a
 #   DOI, and no line end ahead of a final '/', '-' or '.', where a broken DOI may go on.
-# - groups 3 and 4: a registrant and a suffix of the same shape with any characters, whose
-#   surroundings Python checks (_quick);
+# - groups 3 and 4: not glued, in a token of under 256 characters, a registrant that is no
+#   number, and a suffix of the same shape with any characters; _quick checks what
+#   surrounds it.
 # - else the bare prefix and its separator: '/', JSON's '\/', '%2F' (in URLs), ':' (only
 #   after urn:doi:) or an HTML reference to '/', for the general walk (_walk).
 _SEPARATOR: Final = r"(?:/|\\/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
@@ -72,9 +73,9 @@ def _suffix(plain: str) -> str:
     """A suffix of *plain* characters and the special ones, unrolled (runs of plain
     characters between the special ones), which keeps the match near the speed of a plain
     character class."""
-    inner = rf"(?:{plain}|[,;](?![\s\"]|\Z|(?i:doi:)?10\.))"
+    inner = rf"(?:{plain}|[,;](?![\s\"]|\Z|(?i:doi:\s*)?10\.))"
     opened = rf"\({inner}*\)|\[{inner}*\]|\{{{inner}*\}}|<[0-9]{inner}*>"
-    special = rf"[,;](?![\s\"]|\Z|(?i:doi:)?10\.)|{opened}"
+    special = rf"[,;](?![\s\"]|\Z|(?i:doi:\s*)?10\.)|{opened}"
     return (
         rf"(?:{plain}+(?:(?:{special}){plain}*)*"
         rf"|(?:{opened}){plain}*(?:(?:{special}){plain}*)*)"
@@ -83,7 +84,17 @@ def _suffix(plain: str) -> str:
 
 _TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT))
 _URL_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL))
-_ANY_PLAIN: Final = r"[^\s\"()\[\]{}<>,;&]"
+# Code points that are never part of a DOI name and end every run at once (controls, the
+# format characters, surrogates, private use: every assigned code point that is not Graphic,
+# as of Python 3.11's Unicode), so that binary or odd text never makes a run long only for
+# isprintable() to cut it back; the rest (unassigned code points) isprintable() still cuts.
+_NOT_GRAPHIC: Final = (
+    "\\x00-\\x1f\\x7f-\\x9f\\xad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e"
+    "\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ud800-\\uf8ff\\ufeff\\ufff9-\\ufffb"
+    "\\U000110bd\\U000110cd\\U00013430-\\U00013438\\U0001bca0-\\U0001bca3\\U0001d173-\\U0001d17a"
+    "\\U000e0001\\U000e0020-\\U000e007f\\U000f0000-\\U0010ffff"
+)
+_ANY_PLAIN: Final = rf"[^\s\"()\[\]{{}}<>,;&{_NOT_GRAPHIC}]"
 # A registrant code with 4 digits in a row in one of its first three segments: neither a
 # ratio nor an IPv4 route (_looks_like_a_number), with or without a DOI marker.
 _REGISTRANT: Final = (
@@ -108,7 +119,8 @@ _CANDIDATE: Final = re.compile(
     rf"({_REGISTRANT}/{_NOT_TRAILING}{_suffix(_URL_PLAIN)}{_UNTRIMMED}){_TRAIL}"
     rf"(?=[?#']|{_ENDS}){_NO_LINE_BREAK}"
     # 3, 4: registrant and suffix of the same shape, any characters
-    rf"|([0-9]+(?:\.[0-9]+)*)/({_suffix(_ANY_PLAIN)})"
+    rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
+    rf"({_REGISTRANT})/({_suffix(_ANY_PLAIN)})"
     # the bare start
     rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR})"
 )
@@ -423,14 +435,13 @@ def find(source: str | _Readable | Iterable[str]) -> Found | None:
     return next(find_all(source), None)
 
 
-# The longest run that could be a DOI (C speed); within it, only the characters that
-# decide where a DOI ends need a look.
-_RUN_TEXT: Final = re.compile(r'[^\s"]*').match
-_RUN_URL: Final = re.compile(
-    r"[^\s\"?#&']*(?:&(?!amp;)(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});"
-    r"[^\s\"?#&']*)*"
-).match
-_DECIDING: Final = re.compile(r"[()\[\]{}<>,;&]")
+# What the walk stops at: the characters that decide where a DOI ends (brackets, ',' ';'
+# and '&': _DECIDING), and those that end the run a DOI can be (whitespace, '"', what is
+# never Graphic, and in a URL '?', '#' and "'"; the end of the text ends it too).
+_STOPS_IN_TEXT: Final = re.compile(rf'[()\[\]{{}}<>,;&\s"{_NOT_GRAPHIC}]').search
+_STOPS_IN_URL: Final = re.compile(rf"[()\[\]{{}}<>,;&\s\"?#'{_NOT_GRAPHIC}]").search
+_DECIDING: Final = frozenset("()[]{}<>,;&")
+_WINDOW: Final = 256
 # An HTML character reference: decoded, it decides as the character it stands for.
 _ENTITY: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});")
 _ENTITY_AT_END: Final = re.compile(
@@ -447,48 +458,64 @@ _NOT_A_CONTINUATION: Final = re.compile(
 )
 
 
-def _run_end(text: str, index: int, *, in_url: bool) -> int:
-    """The end of the longest run from *index* that could belong to a DOI."""
-    run = (_RUN_URL if in_url else _RUN_TEXT)(text, index)
-    end = run.end() if run is not None else index  # the patterns match even ""
-    if not text[index:end].isprintable():
-        end = next(i for i in range(index, end) if not text[i].isprintable())
-    return end
-
-
 def _grow(text: str, index: int, *, in_url: bool) -> int:
     """The end of the DOI whose suffix starts at *index*.
+
+    The scan goes from one character that matters to the next (_STOPS: a deciding
+    character, or one that ends the run a DOI can be), so that its work is the length of the
+    DOI, not of the run around it: a line of DOIs joined by ';' is read in linear time.
 
     A DOI broken across a line end is rejoined only where that is unambiguous: the line
     ends in '/' or '-' and the next line goes on with a character that can continue a DOI
     (not a closer, quote, new DOI or presentation); or the line ends in '.' and the next
     line starts with a digit. A break mid-token is never joined.
     """
-    end = _run_end(text, index, in_url=in_url)
-    # text[index - 1] is the prefix's '/', so a break right after the prefix joins too.
-    while text[end - 1] in "/-.":
-        line_break = _LINE_BREAK.match(text, end)
-        if line_break is None:
-            if _BREAK_BEGUN.fullmatch(text, end):
-                end = len(text)  # only blanks to the end: a stream's line break may follow
-            break
-        following = line_break.end()
-        if following == len(text):
-            end = following  # the next line is not here yet (a stream's chunk ends)
-            break
-        if _NOT_A_CONTINUATION.match(text, following) or (
-            text[end - 1] == "." and not "0" <= text[following] <= "9"
-        ):
-            break
-        end = _run_end(text, following, in_url=in_url)
+    stops = _STOPS_IN_URL if in_url else _STOPS_IN_TEXT
     depth: list[str] = []
-    for deciding in _DECIDING.finditer(text, index, end):
-        char = deciding.group()
-        at = deciding.start()
+    position = index
+    reference_end = -1  # the ';' that ends a character reference: part of it, no separator
+    while True:
+        # In windows, so that a stop far away costs nothing when an unassigned code point
+        # (not Graphic either, but no stop) ends the DOI early.
+        window = min(len(text), position + _WINDOW)
+        stop = stops(text, position, window)
+        at = stop.start() if stop is not None else window
+        if not text[position:at].isprintable():  # an unassigned code point ends it too
+            return next(i for i in range(position, at) if not text[i].isprintable())
+        if stop is None and window < len(text):
+            position = window
+            continue
+        char = stop.group() if stop is not None else ""
+        run_ends = char not in _DECIDING
+        after = at + 1
         if char == "&":
+            entity = _ENTITY.match(text, at)
             char = _entity_char(text, at)
-            if char.isspace() or char == '"' or (in_url and char == "&"):
-                return at  # '&nbsp;', '&quot;'; '&amp;' between URL query parameters
+            if in_url and char == "&":
+                run_ends = True  # a bare '&' or '&amp;' ends a DOI in a URL (parameters)
+            elif char.isspace() or char == '"':
+                return at  # '&nbsp;', '&quot;'
+            elif entity is not None:
+                after = reference_end = entity.end() - 1  # on to its ';'
+
+        if run_ends:
+            # The end of the run: rejoin a line break where that is unambiguous.
+            # (text[index - 1] is the prefix's '/', so a break right after it joins too.)
+            if text[at - 1] not in "/-.":
+                return at
+            line_break = _LINE_BREAK.match(text, at)
+            if line_break is None:
+                # Only blanks to the end: a stream's line break may follow.
+                return len(text) if _BREAK_BEGUN.fullmatch(text, at) else at
+            following = line_break.end()
+            if following == len(text):
+                return following  # the next line is not here yet (a stream's chunk ends)
+            if _NOT_A_CONTINUATION.match(text, following) or (
+                text[at - 1] == "." and not "0" <= text[following] <= "9"
+            ):
+                return at
+            position = following
+            continue
         if char in _OPENERS:
             if char == "<" and text[at] == "<" and _TAG.match(text, at):
                 return at
@@ -497,9 +524,9 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
             if not depth or depth[-1] != char:
                 return at
             depth.pop()
-        elif _NEXT_DOI.match(text, at):  # ',' or ';' right before another DOI
-            return at
-    return end
+        elif char in ",;" and at != reference_end and _NEXT_DOI.match(text, at):
+            return at  # right before another DOI
+        position = after
 
 
 def _entity_char(text: str, at: int) -> str:
