@@ -1,6 +1,6 @@
 """Speed of doikit.find_all against a bare re.finditer scan, in the same run.
 
-    python benchmarks/bench_extract.py [--mb 50] [--rounds 3] [--stream-gb 0]
+    python benchmarks/bench_extract.py [--mb 50] [--rounds 3] [--stream-gb 0] [--hostile]
 
 Text: English-like prose with about one DOI per 300 bytes (sentences around DOIs of every
 shape in make_extract_corpus.NAMES, written bare, as doi: and as URLs), from a fixed seed.
@@ -9,6 +9,10 @@ validates, decodes and balances nothing. Rounds interleave the two; the figure i
 ratio. ``--stream-gb N`` also writes an N GB file to a temporary directory and streams it
 through ``find_all(open(...))``, reporting throughput and peak memory (max RSS).
 Target (issue 3): >= 0.3x of the baseline, kept in stream mode on 1 GB.
+
+``--hostile`` times texts built to make a scanner re-read what it has read (long runs of
+candidates that are refused, DOIs joined by ';' on one line, binary-like input) at two sizes:
+the time should double when the size doubles (linear), not quadruple.
 """
 
 from __future__ import annotations
@@ -78,13 +82,45 @@ def make_text(megabytes: float, seed: int = 300) -> str:
     return "".join(parts)
 
 
+HOSTILE = {
+    "DOIs joined by ';' on one line": "10.1000/a;",
+    "DOIs joined by ',' on one line": "10.1000/a,",
+    "starts glued to a word": "a10.1000/",
+    "ratios (refused numbers)": "10.5/",
+    "control characters after a prefix": "10.1000/\x00",
+    "unassigned code points after a prefix": "10.1000/\U000e0fff",
+    "empty suffixes": "10.1000/. ",
+    "unclosed brackets": "(10.1000/a",
+    "character references": "10.1000/a&amp;",
+}
+
+
+def hostile(repeats: int = 20_000) -> None:
+    """Print the seconds for each hostile text at two sizes, and their ratio."""
+    for label, piece in HOSTILE.items():
+        seconds = []
+        for size in (repeats, 2 * repeats):
+            text = piece * size
+            start = time.perf_counter()
+            sum(1 for _ in doikit.find_all(text))
+            seconds.append(time.perf_counter() - start)
+        print(
+            f"  {label:40} {seconds[0]:6.3f} s, twice the size {seconds[1]:6.3f} s "
+            f"(x{seconds[1] / seconds[0]:.1f})"
+        )
+
+
 def main() -> None:
     """Print the ratio, and the stream figures with --stream-gb."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=50)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--stream-gb", type=float, default=0)
+    parser.add_argument("--hostile", action="store_true", help="time texts built to be slow")
     args = parser.parse_args()
+    if args.hostile:
+        hostile()
+        return
     text = make_text(args.mb)
     found = baseline = 0
     ratios = []
