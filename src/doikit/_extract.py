@@ -327,14 +327,7 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
             after in ",;" and (end + 1 == length or text[end + 1] in _QUICK_ENDS)
         ):
             return None
-    suffix = match.start(4)
-    registrant = match.group(3)
-    if (
-        not in_url
-        and (len(registrant) < 4 or "." in registrant)
-        and _looks_like_a_number(text, start, text[start:suffix])
-    ):
-        return None
+    suffix = match.start(4)  # the registrant (group 3) is no number: the pattern saw to it
     raw = match.group()
     if "\\" in raw:
         return None  # escapes (\\/, \\_) are read by the walk
