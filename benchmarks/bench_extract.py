@@ -92,6 +92,7 @@ HOSTILE = {
     "empty suffixes": "10.1000/. ",
     "unclosed brackets": "(10.1000/a",
     "character references": "10.1000/a&amp;",
+    "a URL of broken escapes": "https://x.org/10.1000/%ZZ",
 }
 
 

@@ -284,13 +284,14 @@ def test_find_short_in_any_chunking_equals_whole_text(text: str, size: int) -> N
 # The walk used to find the whole run a DOI could be, rejoin line breaks on it, and then
 # look at its deciding characters; it now steps from one character that matters to the
 # next, so that its work is the DOI's length. This is the former way, kept as a reference
-# (with one rule added to both: the ';' that ends a character reference is never a
-# separator before another DOI).
+# (with two rules added to both: the ';' that ends a character reference is never a
+# separator before another DOI, and in a URL a '%' that starts no escape ends the DOI).
 
 _REFERENCE_RUN_TEXT = re.compile(r'[^\s"]*').match
+_REFERENCE_URL_CHAR = r"(?:[^\s\"?#&'%]|%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]?\Z)"
 _REFERENCE_RUN_URL = re.compile(
-    r"[^\s\"?#&']*(?:&(?!amp;)(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});"
-    r"[^\s\"?#&']*)*"
+    rf"{_REFERENCE_URL_CHAR}*(?:&(?!amp;)(?:#[0-9]{{1,7}}|#[xX][0-9a-fA-F]{{1,6}}"
+    rf"|[a-zA-Z][a-zA-Z0-9]{{1,31}});{_REFERENCE_URL_CHAR}*)*"
 ).match
 _REFERENCE_DECIDING = re.compile(r"[()\[\]{}<>,;&]")
 

@@ -152,6 +152,7 @@ _URL_TAILS: Final = re.compile(
     r"(?:/.*)?$",
     re.IGNORECASE | re.ASCII,
 )
+_DANGLING_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]?\Z")
 _BADGE: Final = "/badge/"
 _BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
 _NEXT_DOI: Final = re.compile(
@@ -430,9 +431,12 @@ def find(source: str | _Readable | Iterable[str]) -> Found | None:
 
 # What the walk stops at: the characters that decide where a DOI ends (brackets, ',' ';'
 # and '&': _DECIDING), and those that end the run a DOI can be (whitespace, '"', what is
-# never Graphic, and in a URL '?', '#' and "'"; the end of the text ends it too).
+# never Graphic, and in a URL '?', '#', "'" and a '%' that starts no escape (one at the
+# very end may be a stream's escape cut in two); the end of the text ends it too).
 _STOPS_IN_TEXT: Final = re.compile(rf'[()\[\]{{}}<>,;&\s"{_NOT_GRAPHIC}]').search
-_STOPS_IN_URL: Final = re.compile(rf"[()\[\]{{}}<>,;&\s\"?#'{_NOT_GRAPHIC}]").search
+_STOPS_IN_URL: Final = re.compile(
+    rf"[()\[\]{{}}<>,;&\s\"?#'{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
+).search
 _DECIDING: Final = frozenset("()[]{}<>,;&")
 _WINDOW: Final = 256
 # An HTML character reference: decoded, it decides as the character it stands for.
@@ -544,6 +548,12 @@ def _trailing_entity(text: str, start: int, end: int) -> int:
 
 def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found | None:
     """Trim the candidate ``text[start:end]`` and read it as a DOI, or None."""
+    if in_url and end == len(text):
+        # A '%' that starts no escape ends a DOI in a URL; the walk cannot tell at the very
+        # end of the text (a stream's escape may go on in the next chunk), so it is cut here.
+        dangling = _DANGLING_ESCAPE.search(text, start, end)
+        if dangling is not None:
+            end = dangling.start()
     while end > start:
         last = text[end - 1]
         if last == ";" and "&" in text[max(start, end - 40) : end]:
