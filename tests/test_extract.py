@@ -329,10 +329,10 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
         char = deciding.group()
         at = deciding.start()
         if char == "&":
-            char = x._entity_char(text, at)
+            entity = x._ENTITY.match(text, at)
+            char = x._entity_char(entity)
             if char.isspace() or char == '"' or (in_url and char == "&"):
                 return at
-            entity = x._ENTITY.match(text, at)
             reference_end = entity.end() - 1 if entity else -1
         if char in x._OPENERS:
             if char == "<" and text[at] == "<" and x._TAG.match(text, at):

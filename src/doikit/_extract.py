@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 
 from doikit._doi import DOI, _set_key, _set_name, valid_doi
 from doikit._errors import InvalidDOI
@@ -28,7 +28,10 @@ from doikit._present import quick_decode
 from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Generator, Iterable, Iterator
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
 class Found(NamedTuple):
@@ -184,10 +187,7 @@ def find_all(source: str | _Readable | Iterable[str]) -> Iterator[Found]:
     """
     if isinstance(source, str):
         return _scan(source, 0, None)
-    read = getattr(source, "read", None)
-    if callable(read):
-        return _stream(iter(lambda: read(_CHUNK), ""))
-    return _stream(cast("Iterable[str]", source))
+    return _chunked(_chunks_of(source), _scan_chunk, _LOOKBACK)
 
 
 _CHUNK: Final = 1 << 16
@@ -199,21 +199,50 @@ _TAIL: Final = 256
 _MAX_CARRY: Final = 1 << 20
 
 
-def _stream(chunks: Iterable[str]) -> Iterator[Found]:
+def _chunks_of(source: _Readable | Iterable[str]) -> Iterable[str]:
+    """The chunks of a text file object (read in _CHUNK pieces) or of an iterable."""
+    read = getattr(source, "read", None)
+    if callable(read):
+        return iter(lambda: read(_CHUNK), "")
+    return cast("Iterable[str]", source)
+
+
+class _ChunkScan(Protocol[T_co]):
+    def __call__(
+        self, buffer: str, scan_from: int, base: int, *, final: bool
+    ) -> Generator[T_co, None, int]: ...
+
+
+def _chunked(chunks: Iterable[str], scan: _ChunkScan[T], keep: int) -> Iterator[T]:
+    """Run *scan* over the stream of *chunks* in constant memory.
+
+    ``scan(buffer, scan_from, base, final)`` yields what it finds in ``buffer`` from
+    ``scan_from`` on (``base`` is the stream offset of ``buffer[0]``; ``final`` says no chunk
+    follows) and returns where the next scan must start. The buffer keeps *keep* characters
+    before that point, for the scan's look-back.
+    """
     buffer = ""
-    base = 0  # the stream offset of buffer[0]
+    base = 0
     scan_from = 0
     for chunk in chunks:
         buffer += chunk
-        resume: list[int] = []  # _scan sets where the next scan must start
-        final = len(buffer) - scan_from > _MAX_CARRY
-        yield from _scan(buffer, scan_from, None if final else resume, base)
-        next_scan = resume[0] if resume else len(buffer)
-        keep = max(0, next_scan - _LOOKBACK)
-        buffer = buffer[keep:]
-        base += keep
-        scan_from = next_scan - keep
-    yield from _scan(buffer, scan_from, None, base)
+        next_scan = yield from scan(buffer, scan_from, base, final=False)
+        cut = max(0, next_scan - keep)
+        buffer = buffer[cut:]
+        base += cut
+        scan_from = next_scan - cut
+    yield from scan(buffer, scan_from, base, final=True)
+
+
+def _scan_chunk(
+    buffer: str, scan_from: int, base: int, *, final: bool
+) -> Generator[Found, None, int]:
+    """_scan for _chunked: a DOI that may go on in the next chunk waits for it, unless the
+    unfinished text has grown past _MAX_CARRY."""
+    resume: list[int] = []  # _scan sets where the next scan must start
+    final = final or len(buffer) - scan_from > _MAX_CARRY
+    yield from _scan(buffer, scan_from, None if final else resume, base)
+    return resume[0] if resume else len(buffer)
 
 
 def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
@@ -337,13 +366,8 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     written = raw.rstrip(_QUICK_TRIM)
     if len(written) <= suffix - start:
         return None  # nothing of the suffix is left
-    name = written
-    if in_url and "%" in written:
-        try:
-            name = percent_decode(written)
-        except PercentError:
-            return None
-    if not name.isprintable():
+    name = _url_name(written) if in_url else written
+    if name is None or not name.isprintable():
         return None
     return _new_found(Found, (valid_doi(name), start, start + len(written), written))
 
@@ -487,7 +511,7 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
         after = at + 1
         if char == "&":
             entity = _ENTITY.match(text, at)
-            char = _entity_char(text, at)
+            char = _entity_char(entity)
             if in_url and char == "&":
                 run_ends = True  # a bare '&' or '&amp;' ends a DOI in a URL (parameters)
             elif char.isspace() or char == '"':
@@ -526,10 +550,9 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
         position = after
 
 
-def _entity_char(text: str, at: int) -> str:
-    """The character the HTML character reference at *at* stands for; '&' when there is
-    none (a bare '&', or a name HTML does not define)."""
-    entity = _ENTITY.match(text, at)
+def _entity_char(entity: re.Match[str] | None) -> str:
+    """The character the HTML character reference *entity* (a match of _ENTITY) stands
+    for; '&' when there is none (a bare '&', or a name HTML does not define)."""
     if entity is None:
         return "&"
     char = html.unescape(entity.group())
@@ -542,7 +565,7 @@ def _trailing_entity(text: str, start: int, end: int) -> int:
     entity = _ENTITY_AT_END.search(text, max(start, end - 40), end)
     if entity is None:
         return end
-    char = _entity_char(text, entity.start())
+    char = _entity_char(entity)
     return entity.start() if char in _TRAILING or char.isspace() else end
 
 
@@ -636,10 +659,7 @@ def find_short(source: str | _Readable | Iterable[str]) -> Iterator[FoundShort]:
     """
     if isinstance(source, str):
         return _short_in(source, 0, len(source), 0)
-    read = getattr(source, "read", None)
-    if callable(read):
-        return _short_stream(iter(lambda: read(_CHUNK), ""))
-    return _short_stream(cast("Iterable[str]", source))
+    return _chunked(_chunks_of(source), _short_chunk, _SHORT_KEEP)
 
 
 def _short_in(text: str, position: int, until: int, base: int) -> Iterator[FoundShort]:
@@ -653,22 +673,13 @@ def _short_in(text: str, position: int, until: int, base: int) -> Iterator[Found
         yield _new_found(FoundShort, (handle, base + start, base + match.end(), code))
 
 
-def _short_stream(chunks: Iterable[str]) -> Iterator[FoundShort]:
-    buffer = ""
-    base = 0  # the stream offset of buffer[0]
-    scan_from = 0
-    for chunk in chunks:
-        buffer += chunk
-        # A match that ends before the last character is decided (its look-ahead saw
-        # what follows); one that might go on waits for the next chunk.
-        until = len(buffer) - 1
-        last = scan_from
-        for found in _short_in(buffer, scan_from, until, base):
-            last = found.end - base
-            yield found
-        next_scan = max(last, len(buffer) - _SHORT_KEEP)
-        keep = max(0, next_scan - _SHORT_KEEP)
-        buffer = buffer[keep:]
-        base += keep
-        scan_from = next_scan - keep
-    yield from _short_in(buffer, scan_from, len(buffer), base)
+def _short_chunk(
+    buffer: str, scan_from: int, base: int, *, final: bool
+) -> Generator[FoundShort, None, int]:
+    """_short_in for _chunked: a match that ends before the last character is decided (its
+    look-ahead saw what follows); one that might go on waits for the next chunk."""
+    last = scan_from
+    for found in _short_in(buffer, scan_from, len(buffer) if final else len(buffer) - 1, base):
+        last = found.end - base
+        yield found
+    return max(last, len(buffer) - _SHORT_KEEP)
