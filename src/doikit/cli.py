@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 
 import click
 
-from doikit import DOI, FoundShort, InvalidDOI, __version__, find_all, find_short
+from doikit import DOI, Found, FoundShort, InvalidDOI, __version__, find_all, find_short
 from doikit._errors import _short
 
 if TYPE_CHECKING:
@@ -306,36 +306,13 @@ def _extract_one(
     """Write the DOIs (and with *short* the shortDOIs) found in one input, in order."""
     shorts: collections.deque[FoundShort] = collections.deque()
     lines = _LineIndex(_lines(path, bar))
-    source = _noting_shorts(lines, shorts) if short else lines
-    for found in find_all(source):
+    write = _Writer(path, lines, form, seen, unique=unique, as_json=as_json)
+    for found in find_all(_noting_shorts(lines, shorts) if short else lines):
         while shorts and shorts[0].start < found.start:
-            _write_short(shorts.popleft(), path, lines, form, seen, unique=unique, as_json=as_json)
-        doi = found.doi
-        if unique:
-            if doi.key in seen:
-                continue
-            seen.add(doi.key)
-        out = {"bare": str(doi), "url": doi.to_url(), "uri": doi.to_uri()}[form]
-        if as_json:
-            number, column = lines.locate(found.start)
-            click.echo(
-                json.dumps(
-                    {
-                        "file": path,
-                        "line": number,
-                        "column": column,
-                        "span": [found.start, found.end],
-                        "text": found.text,
-                        "doi": str(doi),
-                        form: out,
-                    },
-                    ensure_ascii=False,
-                )
-            )
-        else:
-            click.echo(out)
+            write.short(shorts.popleft())
+        write.doi(found)
     while shorts:
-        _write_short(shorts.popleft(), path, lines, form, seen, unique=unique, as_json=as_json)
+        write.short(shorts.popleft())
 
 
 def _noting_shorts(lines: Iterable[str], shorts: collections.deque[FoundShort]) -> Iterator[str]:
@@ -348,35 +325,68 @@ def _noting_shorts(lines: Iterable[str], shorts: collections.deque[FoundShort]) 
         offset += len(line)
 
 
-def _write_short(
-    one: FoundShort,
-    path: str,
-    lines: _LineIndex,
-    form: str,
-    seen: set[str],
-    *,
-    unique: bool,
-    as_json: bool,
-) -> None:
-    if unique:
-        if one.handle in seen:
+_DOI_FORMS: Final[dict[str, Callable[[DOI], str]]] = {
+    "bare": str,
+    "url": DOI.to_url,
+    "uri": DOI.to_uri,
+}
+
+
+class _Writer:
+    """Writes what `extract` finds in one input: once each with --unique, in the chosen
+    presentation, as a line or a JSON Lines record."""
+
+    def __init__(
+        self,
+        path: str,
+        lines: _LineIndex,
+        form: str,
+        seen: set[str],
+        *,
+        unique: bool,
+        as_json: bool,
+    ) -> None:
+        self._path = path
+        self._lines = lines
+        self._form = form
+        self._seen = seen if unique else None
+        self._as_json = as_json
+
+    def doi(self, found: Found) -> None:
+        doi = found.doi
+        if self._first(doi.key):
+            self._write(_DOI_FORMS[self._form](doi), "doi", str(doi), found)
+
+    def short(self, found: FoundShort) -> None:
+        handle = found.handle
+        if self._first(handle):
+            out = {"bare": "", "url": "https://doi.org/", "uri": "doi:"}[self._form] + handle
+            self._write(out, "shortdoi", handle, found)
+
+    def _first(self, key: str) -> bool:
+        """Whether *key* is to be written (always, unless --unique has written it)."""
+        if self._seen is None:
+            return True
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def _write(self, out: str, field: str, name: str, found: Found | FoundShort) -> None:
+        if not self._as_json:
+            click.echo(out)
             return
-        seen.add(one.handle)
-    out = {"bare": one.handle, "url": "https://doi.org/" + one.handle, "uri": "doi:" + one.handle}
-    if as_json:
-        number, column = lines.locate(one.start)
+        number, column = self._lines.locate(found.start)
         record = {
-            "file": path,
+            "file": self._path,
             "line": number,
             "column": column,
-            "span": [one.start, one.end],
-            "text": one.text,
-            "shortdoi": one.handle,
-            form: out[form],
+            "span": [found.start, found.end],
+            "text": found.text,
+            field: name,
+            self._form: out,
         }
         click.echo(json.dumps(record, ensure_ascii=False))
-    else:
-        click.echo(out[form])
 
 
 class _LineIndex:
