@@ -7,6 +7,7 @@ the server is the installed `doikit serve` on a real loopback socket.
 from __future__ import annotations
 
 import contextlib
+import http.server
 import os
 import shutil
 import signal
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,20 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 DOIKIT = str(Path(sys.executable).with_name("doikit"))
+
+
+@contextlib.contextmanager
+def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A threaded HTTP server on a loopback port answering with *handler*; yields its URL."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def free_port() -> int:

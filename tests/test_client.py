@@ -7,7 +7,6 @@ import http.server
 import json
 import pickle
 import socket
-import threading
 import urllib.parse
 from typing import TYPE_CHECKING
 
@@ -15,7 +14,7 @@ import httpx
 import pytest
 
 import doikit
-from conftest import free_port
+from conftest import free_port, serving
 from doikit.client import AsyncClient, Client
 
 if TYPE_CHECKING:
@@ -136,17 +135,6 @@ class _Canned(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def _serve(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 @pytest.mark.parametrize(
     ("status", "content_type", "body", "error"),
     [
@@ -167,7 +155,7 @@ def test_bad_answers_map_to_resolution_errors(
     status: int, content_type: str, body: bytes, error: type[doikit.ResolutionError]
 ) -> None:
     handler = type("H", (_Canned,), {"status": status, "content_type": content_type, "body": body})
-    for url in _serve(handler):
+    with serving(handler) as url:
         with Client(url, retries=0) as resolver, pytest.raises(error) as caught:
             resolver.resolve("10.1000/182")
         assert caught.value.doi == "10.1000/182"
@@ -236,7 +224,7 @@ class _Metadata(http.server.BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def cited(server: Server) -> Iterator[str]:
     """10.5555/cited on the server, its 10320/loc pointing conneg at a metadata service."""
-    for meta in _serve(_Metadata):
+    with serving(_Metadata) as meta:
         locations = (
             '<locations><location id="1" href="https://example.org/landing" weight="1"/>'
             f'<location id="2" http_role="conneg" href_template="{meta}/meta/{{hdl}}" weight="0"/>'
@@ -320,7 +308,7 @@ class _ShortDOIs(http.server.BaseHTTPRequestHandler):
 
 
 def test_expand_short() -> None:
-    for url in _serve(_ShortDOIs):
+    with serving(_ShortDOIs) as url:
         with Client(url) as resolver:
             for text in ("10/g8r7pm", "g8r7pm", "https://doi.org/10/G8R7PM", "doi:10/g8r7pm"):
                 assert resolver.expand_short(text) == doikit.DOI("10.1016/j.virusres.2019.197847")

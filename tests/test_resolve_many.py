@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 import doikit
-from conftest import free_port, start_server, stop_server
+from conftest import free_port, serving, start_server, stop_server
 from doikit.client import AsyncClient, Cache, Client, Resolved
 from doikit.handle import HandleRecord, HandleValue
 
@@ -235,15 +235,8 @@ class _Moody(http.server.BaseHTTPRequestHandler):
 def moody() -> Iterator[str]:
     _Moody.seen.clear()
     _Moody.times.clear()
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Moody)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(_Moody) as url:
+        yield url
 
 
 def test_faults_map_to_errors_and_the_batch_finishes(moody: str) -> None:
