@@ -220,11 +220,11 @@ EDGES = st.sampled_from(
 
 def walked(text: str) -> list[Found]:
     """find_all's answers by the general walk alone (the authority the quick paths follow)."""
-    from doikit._extract import _CANDIDATE, _walk  # noqa: PLC0415 - the module's own parts
+    from doikit._extract import _candidates, _walk  # noqa: PLC0415 - the module's own parts
 
     found: list[Found] = []
     position = 0
-    while (match := _CANDIDATE.search(text, position)) is not None:
+    while (match := _candidates().search(text, position)) is not None:
         one, position = _walk(text, match, None)
         if one is not None:
             found.append(one)

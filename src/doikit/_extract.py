@@ -18,6 +18,7 @@ DOI is written in the text.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
@@ -109,7 +110,7 @@ _UNTRIMMED: Final = r"(?<![.,;:!?'])"
 _TRAIL: Final = r"[.,;:!?']*"
 _ENDS: Final = r"(?:[\s\")\]}>]|\Z)"
 _NO_LINE_BREAK: Final = r"(?:(?<![/.\-])|(?![ \t]*\r?(?:\n|\Z)))"
-_CANDIDATE: Final = re.compile(
+_CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # 1: in text
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
@@ -127,6 +128,15 @@ _CANDIDATE: Final = re.compile(
     # the bare start
     rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR})"
 )
+
+
+@functools.cache
+def _candidates() -> re.Pattern[str]:
+    """_CANDIDATE_PATTERN, compiled on first use: it takes the regex compiler about 13 ms,
+    which `import doikit` (and every CLI command that finds no DOIs in text) need not pay."""
+    return re.compile(_CANDIDATE_PATTERN)
+
+
 _TEXT, _IN_URL, _SHAPED = 1, 2, 4  # match.lastindex of each alternative
 _DECIDED: Final = frozenset({_TEXT, _IN_URL})
 
@@ -250,7 +260,7 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
     offset of ``text[0]``). With a *resume* list the text is a chunk of a stream: a DOI that
     reaches the end of the text may go on in the next chunk, so the scan stops before it
     and puts in *resume* where the next scan must start."""
-    # Three paths reach the same answers (_CANDIDATE's alternatives): a DOI the pattern
+    # Three paths reach the same answers (_CANDIDATE_PATTERN's alternatives): a DOI the pattern
     # has decided is only trimmed (and in a URL decoded) here; a candidate of the common
     # shape is checked by _quick; everything else, and anything _quick is unsure of, takes
     # the general walk (_walk), which is the authority. A property test checks that the
@@ -258,10 +268,11 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
     # In a stream, a DOI that the pattern ends at the end of the chunk may go on.
     stream = resume is not None
     near_end = len(text) - 1
+    candidates = _candidates().finditer
     restart = True
     while restart:
         restart = False
-        for match in _CANDIDATE.finditer(text, position):
+        for match in candidates(text, position):
             kind = match.lastindex
             if kind in _DECIDED:
                 if not stream or match.end() < near_end:
@@ -308,10 +319,11 @@ def _url_name(written: str) -> str | None:
     return name if name is not None and name.isprintable() else None
 
 
-# What may stand right before a DOI that _quick takes: not a word character, '.', '-' or
-# '_' (glued: no start), nor '/', '=' or '%' (a URL or an escape: the walk decides), nor
-# ':' (urn:doi: names use ':' and are walked; 'doi:' is checked for).
-_QUICK_AFTER_NOT: Final = _GLUED | frozenset("/=:%")
+# What, right before a candidate of the common shape (which the pattern has found not glued
+# to a word, '.', '-' or '_'), leaves the decision to the walk or a closer look: '/', '='
+# or '%' (a URL or an escape), ':' (urn:doi: names use ':' and are walked; 'doi:' is
+# checked for).
+_QUICK_AFTER_NOT: Final = frozenset("/=:%")
 # The resolver URLs _quick reads itself when they follow a boundary.
 _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
 # In a URL, what _quick leaves to the walk: the characters that end a DOI there, escapes,
