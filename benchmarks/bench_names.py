@@ -100,15 +100,17 @@ def _form(text: str) -> str:
 
 
 def by_form(inputs: list[str], candidates: dict[str, Callable[[str], object]]) -> None:
-    """Print nanoseconds per input for each presentation form (best of 3)."""
+    """Print nanoseconds per input for each presentation form (best of 5, interleaved)."""
     groups: dict[str, list[str]] = {}
     for text in inputs:
         groups.setdefault(_form(text), []).append(text)
     print(f"{'form':18} {'share':>6} " + " ".join(f"{name[:22]:>23}" for name in candidates))
     for form, texts in sorted(groups.items()):
-        costs = [
-            min(_time(f, texts) for _ in range(3)) / len(texts) * 1e9 for f in candidates.values()
-        ]
+        best = dict.fromkeys(candidates, float("inf"))
+        for _ in range(5):
+            for name, function in candidates.items():
+                best[name] = min(best[name], _time(function, texts))
+        costs = [seconds / len(texts) * 1e9 for seconds in best.values()]
         cells = " ".join(f"{cost:>20,.0f} ns" for cost in costs)
         print(f"{form:18} {len(texts) / len(inputs):>6.0%} {cells}")
 

@@ -169,12 +169,26 @@ PRESENTATION_PIECES = st.sampled_from(
         ".",
         "é",
         "\x00",
+        "%25",
+        "%20",
+        "%C3%A9",
+        "%C3",
+        "%3A",
+        "%3F",
+        "DOI ",
+        "doi.org/",
+        "www.doi.org/",
+        "hdl.handle.net/",
+        "urn:doi:10.1000:",
+        "1.2",
+        "\t",
+        "-",
     ]
 )
 
 
 @given(st.lists(PRESENTATION_PIECES, max_size=12).map("".join))
-def test_normalize_agrees_with_the_full_parser(text: str) -> None:
+def test_fast_paths_agree_with_the_full_parser(text: str) -> None:
     from doikit._present import _parse_slow  # noqa: PLC0415 - internal check
 
     try:
@@ -182,5 +196,10 @@ def test_normalize_agrees_with_the_full_parser(text: str) -> None:
     except InvalidDOI:
         with pytest.raises(InvalidDOI):
             doikit.normalize(text)
+        with pytest.raises(InvalidDOI):
+            DOI(text)
+        assert not doikit.is_valid(text)
         return
     assert doikit.normalize(text) == fold(slow)
+    assert doikit.validate(text) == str(DOI(text)) == slow
+    assert DOI(text).key == fold(slow)

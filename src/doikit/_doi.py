@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import Final, final
 
 from doikit._errors import InvalidDOI
-from doikit._present import Encoding, _NameError, check_name, parse, uri_part, url_path
+from doikit._present import (
+    _QUICK,
+    Encoding,
+    _NameError,
+    _parse_slow,
+    check_name,
+    parse,
+    quick_name,
+    uri_part,
+    url_path,
+)
 from doikit._safety import Finding, findings
 from doikit._syntax import fold
 
@@ -44,8 +54,20 @@ class DOI:
     key: str
 
     def __init__(self, text: str | DOI, /) -> None:
-        # The exact type check is the cheap one; DOI values and str subclasses are rare.
-        name = parse(text if type(text) is str else _as_text(text))
+        # parse() inlined, as in normalize(): this is the hot path. The exact type check
+        # is the cheap one; DOI values and str subclasses are rare.
+        if type(text) is not str:
+            text = _as_text(text)
+        match = _QUICK(text)
+        if match is not None:
+            name = match[2]
+            if name is not None and "%" not in name:
+                _set_name(self, name)
+                _set_key(self, name.lower())  # the match is ASCII
+                return
+            name = quick_name(match) or _parse_slow(text)
+        else:
+            name = _parse_slow(text)
         _set_name(self, name)
         _set_key(self, name.lower() if name.isascii() else fold(name))
 
@@ -257,5 +279,12 @@ def normalize(text: str) -> str:
 
     :raises InvalidDOI: when it is not a DOI name.
     """
-    name = parse(text)
+    match = _QUICK(text)  # parse() inlined: this is the hot path
+    if match is not None:
+        name = match[2]
+        if name is not None and "%" not in name:
+            return name.lower()  # the match is ASCII
+        name = quick_name(match) or _parse_slow(text)
+    else:
+        name = _parse_slow(text)
     return name.lower() if name.isascii() else fold(name)

@@ -137,26 +137,28 @@ def _diagnose_prefix(name: str) -> NoReturn:
     )
 
 
-# The fast path, for the common, unambiguous shapes, with str methods only (a regex costs
-# as much as the whole budget; benchmarks/bench_names.py measures it): a bare name, or one
-# of the usual spellings of a presentation head before '10.', a plain registrant (no
-# subdivisions), no surrounding whitespace, no raw '?' or '#' in a URL, and escapes that
-# decode cleanly. Anything else, valid or not, takes the full parser (_parse_slow), which
-# is the authority: the fast path only ever reaches the same answer sooner.
-_URL, _URI, _URN = 1, 2, 3  # the kinds of head; parse() tests them as literals
-_HEADS: Final[dict[str, int]] = {
-    **{
-        f"{scheme}{host}/": _URL
-        for scheme in ("https://", "http://", "")
-        for host in ("doi.org", "dx.doi.org", "www.doi.org", "hdl.handle.net")
-    },
-    "doi:": _URI,
-    "doi: ": _URI,
-    "doi ": _URI,
-    "info:doi/": _URI,
-    "hdl:": _URI,
-    "urn:doi:": _URN,
-}
+# The fast path: one pattern, matched in C, decides the common, unambiguous shapes whole: a
+# bare name without '%'; a usual presentation head (doi.org, dx.doi.org, www.doi.org or
+# hdl.handle.net URLs with or without http(s)://, ``doi:``, ``DOI: ``, ``DOI ``,
+# ``info:doi/``, ``hdl:``) before a name of printable ASCII without a space, '?' or '#',
+# its first '/' perhaps written %2F; and the URN ``urn:doi:10.<registrant>:<suffix>``. What
+# it matches is ASCII, so ``str.lower()`` folds it exactly. Anything else, valid or not, takes
+# the full parser (_parse_slow), which is the authority: the fast path only ever reaches the
+# same answer sooner (tests/test_properties.py holds it to that). benchmarks/bench_names.py
+# measures it: a match costs less than the str-method checks it replaced.
+_QUICK: Final = re.compile(
+    r"""
+    (?:
+      (?:(?=10\.)|((?i:(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)/
+          |doi(?::\ ?|\ )|info:doi/|hdl:)))    # a bare name first: it is the commonest
+      (10\.[0-9]+(?:\.[0-9]+)*
+        (?(1)(?:/|%2[Ff])[!"$->@-~]++            # after a head: escapes decoded below
+            |/[ -$&-~]*+(?<=[!-$&-.0-~])))      # bare: literal, no '%', no final ' ' or '/'
+    | (?i:urn:doi:)(10\.[0-9]+(?:\.[0-9]+)*):([!"$->@-~]++)
+    )\Z
+    """,
+    re.ASCII | re.VERBOSE,
+).match
 _HEX_BYTE: Final = {
     f"{hi}{lo}": chr(16 * int(hi, 16) + int(lo, 16))
     for hi in "0123456789ABCDEFabcdef"
@@ -182,50 +184,44 @@ def quick_decode(text: str) -> str | None:
         return None
 
 
+def quick_name(match: re.Match[str]) -> str | None:
+    """The name of a :data:`_QUICK` match that is not a plain one (a URN, or escapes to
+    decode), or None when the full parser must decide."""
+    name = match[2]
+    if name is None:  # the URN: its ':' stands for the first '/'
+        name = f"{match[3]}/{match[4]}"
+        if "%" not in name:
+            return name
+    # The commonest escapes: %2F (a '/'), and %3C %3E (the '<' '>' of every SICI DOI in
+    # a Handbook URL). Replacing them cannot create or destroy another escape, since each
+    # match starts at a '%' that begins that very escape; whatever '%' remains goes
+    # through the strict decoder.
+    name = name.replace("%2F", "/")
+    if "%" in name:
+        name = name.replace("%3C", "<").replace("%3E", ">")
+        if "%" in name:
+            decoded = quick_decode(name)
+            # printable: every code point Graphic (isprintable() admits no other
+            # whitespace than ' ', a stricter test than Graphic: the full parser decides
+            # the rest).
+            if decoded is None or not decoded.isprintable():
+                return None
+            return decoded
+    return name
+
+
 def parse(text: str) -> str:
     """Read a DOI name from any presentation and return it, bare.
 
     :raises InvalidDOI: with the position in *text* of the fault.
     """
-    name = text
-    if not text.startswith("10."):
-        head, found, rest = text.partition("10.")
-        kind = _HEADS.get(head)
-        if kind is None:
-            kind = _HEADS.get(head.lower()) if head.isascii() else None
-            if kind is None or not found:
-                return _parse_slow(text)
-        name = found + rest
-        if kind == 1 and ("?" in rest or "#" in rest):  # _URL: '?' and '#' end the path
-            return _parse_slow(text)
-        if "%" in rest:
-            # The commonest escapes: %2F (a '/'), and %3C %3E (the '<' '>' of every
-            # SICI DOI in a Handbook URL). Replacing them cannot create or destroy another
-            # escape, since each match starts at a '%' that begins that very escape;
-            # whatever '%' remains goes through the strict decoder.
-            name = name.replace("%2F", "/")
-            if "%" in name:
-                name = name.replace("%3C", "<").replace("%3E", ">")
-                if "%" in name:
-                    decoded = quick_decode(name)
-                    if decoded is None:
-                        return _parse_slow(text)
-                    name = decoded
-        if kind == 3:  # _URN
-            name = urn_colon(name)
-    slash = name.find("/")
-    if slash > 3:
-        registrant = name[3:slash]
-        # isdigit() alone admits Arabic-Indic digits and superscripts; isascii() does not.
-        # printable: every code point Graphic. The last character is neither ' ' (the one
-        # printable whitespace, which the full parser strips) nor '/' (so the suffix is
-        # not empty; a name that really ends in '/' just takes the full parser).
-        if (
-            registrant.isdigit()
-            and registrant.isascii()
-            and name[-1] not in " /"
-            and name.isprintable()
-        ):
+    match = _QUICK(text)
+    if match is not None:
+        name = match[2]
+        if name is not None and "%" not in name:
+            return name
+        name = quick_name(match)
+        if name is not None:
             return name
     return _parse_slow(text)
 
