@@ -48,11 +48,17 @@ def test_repr() -> None:
 def test_immutable() -> None:
     doi = DOI("10.1000/182")
     with pytest.raises(AttributeError):
-        doi.key = "x"
+        doi.key = "x"  # type: ignore[misc]
     with pytest.raises(AttributeError):
-        doi._name = "x"
+        doi._name = "x"  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
         del doi.key
+    with pytest.raises(AttributeError):
+        doi.prefix = "10.1"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        doi.anything = 1  # type: ignore[attr-defined]
+    assert not hasattr(doi, "__dict__")
+    assert (str(doi), doi.key) == ("10.1000/182", "10.1000/182")
     assert copy.copy(doi) is doi
     assert copy.deepcopy(doi) is doi
 

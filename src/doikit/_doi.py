@@ -40,18 +40,17 @@ class DOI:
     :raises InvalidDOI: for text that is not a DOI name in any presentation.
     """
 
-    __slots__ = {
-        "_name": "The name exactly as given.",
-        "key": """The comparison key: the name with ASCII letters lower-cased, nothing else.
-
-        >>> DOI("10.1000/ABC-\\u212a").key   # KELVIN SIGN stays
-        '10.1000/abc-\\u212a'
-        """,
-    }
+    # Immutable as Python's own value classes are (Fraction, ipaddress, pathlib): every
+    # public attribute is read-only, and the state lives in two class-private slots
+    # (spelled as name mangling would, so that code outside the class can reach them only
+    # on purpose). The class does not override __setattr__: that would make every store,
+    # even the constructor's, a call through Python (about 110 ns per DOI, a sixth of
+    # DOI(s) and a tenth of find_all; benchmarks/bench_names.py, bench_extract.py).
+    __slots__ = ("_DOI__key", "_DOI__name")
     __module__ = "doikit"  # pickles name doikit.DOI, which survives internal moves
 
-    _name: str
-    key: str
+    _DOI__name: str
+    _DOI__key: str
 
     def __init__(self, text: str | DOI, /) -> None:
         # parse() inlined, as in normalize(): this is the hot path. The exact type check
@@ -62,14 +61,14 @@ class DOI:
         if match is not None:
             name = match[2]
             if name is not None and "%" not in name:
-                _set_name(self, name)
-                _set_key(self, name.lower())  # the match is ASCII
+                self._DOI__name = name
+                self._DOI__key = name.lower()  # the match is ASCII
                 return
             name = quick_name(match) or _parse_slow(text)
         else:
             name = _parse_slow(text)
-        _set_name(self, name)
-        _set_key(self, name.lower() if name.isascii() else fold(name))
+        self._DOI__name = name
+        self._DOI__key = name.lower() if name.isascii() else fold(name)
 
     @classmethod
     def from_parts(cls, *, prefix: str, suffix: str) -> DOI:
@@ -88,77 +87,78 @@ class DOI:
         except _NameError as exc:
             raise InvalidDOI(name, exc.code, exc.index, exc.detail) from None
         self = object.__new__(cls)
-        _set_name(self, name)
-        _set_key(self, fold(name))
+        self._DOI__name = name
+        self._DOI__key = fold(name)
         return self
 
-    # --- immutability ------------------------------------------------------------------
-    def __setattr__(self, name: str, value: object) -> None:
-        msg = "DOI is immutable"
-        raise AttributeError(msg)
+    # --- the parts ---------------------------------------------------------------------
+    @property
+    def key(self) -> str:
+        """The comparison key: the name with ASCII letters lower-cased, nothing else.
 
-    def __delattr__(self, name: str) -> None:
-        msg = "DOI is immutable"
-        raise AttributeError(msg)
+        >>> DOI("10.1000/ABC-\\u212a").key   # KELVIN SIGN stays
+        '10.1000/abc-\\u212a'
+        """
+        return self._DOI__key
 
     # --- the parts ---------------------------------------------------------------------
     @property
     def prefix(self) -> str:
         """The prefix: directory indicator ``10``, '.', registrant code (``10.1000``)."""
-        return self._name[: self._name.index("/")]
+        return self._DOI__name[: self._DOI__name.index("/")]
 
     @property
     def suffix(self) -> str:
         """The suffix, everything after the first '/' (it may hold more '/')."""
-        return self._name[self._name.index("/") + 1 :]
+        return self._DOI__name[self._DOI__name.index("/") + 1 :]
 
     @property
     def registrant(self) -> str:
         """The registrant code, after ``10.`` (``1000``, or ``1000.10`` when subdivided)."""
-        return self._name[3 : self._name.index("/")]
+        return self._DOI__name[3 : self._DOI__name.index("/")]
 
     # --- value semantics ---------------------------------------------------------------
     def __str__(self) -> str:
-        return self._name
+        return self._DOI__name
 
     def __repr__(self) -> str:
-        if self._name != self._name.strip():
+        if self._DOI__name != self._DOI__name.strip():
             return f"DOI.from_parts(prefix={self.prefix!r}, suffix={self.suffix!r})"
-        return f"DOI({self._name!r})"
+        return f"DOI({self._DOI__name!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DOI):
             return NotImplemented
-        return self.key == other.key
+        return self._DOI__key == other._DOI__key
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return hash(self._DOI__key)
 
     def __lt__(self, other: DOI) -> bool:
         if not isinstance(other, DOI):
             return NotImplemented
-        return self.key < other.key
+        return self._DOI__key < other._DOI__key
 
     def __le__(self, other: DOI) -> bool:
         if not isinstance(other, DOI):
             return NotImplemented
-        return self.key <= other.key
+        return self._DOI__key <= other._DOI__key
 
     def __gt__(self, other: DOI) -> bool:
         if not isinstance(other, DOI):
             return NotImplemented
-        return self.key > other.key
+        return self._DOI__key > other._DOI__key
 
     def __ge__(self, other: DOI) -> bool:
         if not isinstance(other, DOI):
             return NotImplemented
-        return self.key >= other.key
+        return self._DOI__key >= other._DOI__key
 
     def __reduce__(self) -> tuple[type[DOI], tuple[str]]:
         # The doi URI (004 ch. 2) is a stable, lossless spelling of any name, even one
         # that starts or ends with a space; a plain name is stored as itself.
-        if self._name == self._name.strip():
-            return (DOI, (self._name,))
+        if self._DOI__name == self._DOI__name.strip():
+            return (DOI, (self._DOI__name,))
         return (DOI, (self.to_uri(),))
 
     def __copy__(self) -> DOI:
@@ -188,7 +188,7 @@ class DOI:
         """
         if not resolver.endswith("/"):
             resolver += "/"
-        return resolver + url_path(self._name, encoding)
+        return resolver + url_path(self._DOI__name, encoding)
 
     def to_uri(self) -> str:
         """The doi URI of the 2024 DOI URI Scheme (004 ch. 2), exactly: unreserved,
@@ -215,21 +215,15 @@ class DOI:
         >>> [f.code for f in DOI("10.17072/1995\\u20104190").warnings()]
         ['confusable']
         """
-        return findings(self._name, self._name.index("/"))
-
-
-# Slot setters, bound once: the class forbids attribute assignment, and these are the
-# cheapest way past that (cheaper than object.__setattr__; measured in benchmarks/).
-_set_name = DOI.__dict__["_name"].__set__
-_set_key = DOI.__dict__["key"].__set__
+        return findings(self._DOI__name, self._DOI__name.index("/"))
 
 
 def valid_doi(name: str) -> DOI:
     """The DOI for *name*, which the caller has checked is a valid bare name (internal:
     the extractor's common path proves validity with its own pattern)."""
     self = _new_doi(DOI)
-    _set_name(self, name)
-    _set_key(self, name.lower() if name.isascii() else fold(name))
+    self._DOI__name = name
+    self._DOI__key = name.lower() if name.isascii() else fold(name)
     return self
 
 
