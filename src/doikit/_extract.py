@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 from doikit._doi import DOI, valid_doi
 from doikit._errors import InvalidDOI
 from doikit._present import quick_decode
-from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
+from doikit._syntax import PREFIX_PATTERN, PercentError, percent_decode
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterable, Iterator
@@ -134,12 +134,14 @@ _TRAIL_CHARS: Final = ".,;:!?'"
 # What surely ends a DOI, as "not followed by anything else" (one class, no alternation).
 _ENDS_AHEAD: Final = r"(?![^\s\")\]}>])"
 _ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'])"
-_NO_LINE_BREAK: Final = r"(?:(?<![/.\-])|(?![ \t]*\r?(?:\n|\Z)))"
+# Not a final '/', '-' or '.' before a line end, where a broken DOI may go on (one
+# look-behind, no alternation).
+_NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*\r?(?:\n|\Z)))"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # 1: in text
-    r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
-    r"|(?<=[Dd][Oo][Ii]:10\.)(?<![Uu][Rr][Nn]:[Dd][Oo][Ii]:10\.))"
+    r"(?<![0-9A-Za-z._\-/=%]10\.)"
+    r"(?<!(?:(?<![Dd][Oo][Ii])|(?<=[Uu][Rr][Nn]:[Dd][Oo][Ii])):10\.)"
     rf"({_REGISTRANT}/{_NOT_TRAILING}{_suffix(_TEXT_PLAIN)}){_TRAIL}"
     rf"{_ENDS_AHEAD}{_NO_LINE_BREAK}"
     # 2: after https://doi.org/ or http://dx.doi.org/
@@ -150,8 +152,8 @@ _CANDIDATE_PATTERN: Final = (
     # 3, 4: registrant and suffix of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
     rf"({_REGISTRANT})/({_suffix(_ANY_PLAIN)})"
-    # the bare start
-    rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR})"
+    # 5: the bare start
+    rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR}())"
 )
 
 
@@ -162,8 +164,7 @@ def _candidates() -> re.Pattern[str]:
     return re.compile(_CANDIDATE_PATTERN)
 
 
-_TEXT, _IN_URL, _SHAPED = 1, 2, 4  # match.lastindex of each alternative
-_DECIDED: Final = frozenset({_TEXT, _IN_URL})
+_TEXT, _IN_URL, _SHAPED, _BARE = 1, 2, 4, 5  # match.lastindex of each alternative
 
 _URN: Final = "urn:doi:"
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
@@ -185,11 +186,8 @@ _TRAILING: Final = frozenset(".,;:!?…\"'”’»›")
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
 # In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
 # badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
-_URL_TAILS: Final = re.compile(
-    r"/(?:abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures)"
-    r"(?:/.*)?$",
-    re.IGNORECASE | re.ASCII,
-)
+_VIEWS: Final = "abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures"
+_URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$", re.IGNORECASE | re.ASCII)
 _DANGLING_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]?\Z")
 _BADGE: Final = "/badge/"
 _BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
@@ -299,20 +297,29 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
         restart = False
         for match in candidates(text, position):
             kind = match.lastindex
-            if kind in _DECIDED:
+            if kind == _TEXT:
+                if not stream or match.end() < near_end:
+                    # valid_doi() inlined: this is the hot path. The name is ASCII.
+                    written = match[0].rstrip(_TRAIL_CHARS)
+                    doi = _new_doi(DOI)
+                    doi._DOI__name = written  # noqa: SLF001
+                    doi._DOI__key = written.lower()  # noqa: SLF001
+                    start = match.start()
+                    position = start + len(written)
+                    yield _new_found(Found, (doi, base + start, base + position, written))
+                    continue
+            elif kind == _IN_URL:
                 if not stream or match.end() < near_end:
                     written = match[0].rstrip(_TRAIL_CHARS)
-                    name: str | None = written
-                    if kind == _IN_URL and ("%" in written or written.count("/") > 1):
-                        name = _url_name(written)
+                    name = written
+                    if "%" in written or written.count("/") > 1:
+                        name = _url_name(written)  # type: ignore[assignment]
                     if name is not None:
-                        # valid_doi() inlined: this is the hot path.
-                        doi = _new_doi(DOI)
-                        doi._DOI__name = name  # noqa: SLF001
-                        doi._DOI__key = name.lower() if name.isascii() else fold(name)  # noqa: SLF001
                         start = match.start()
                         position = start + len(written)
-                        yield _new_found(Found, (doi, base + start, base + position, written))
+                        yield _new_found(
+                            Found, (valid_doi(name), base + start, base + position, written)
+                        )
                         continue
             elif kind == _SHAPED:
                 found = _quick(text, match, resume)
@@ -336,12 +343,17 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
 def _url_name(written: str) -> str | None:
     """The name in a URL candidate the pattern has decided (group 2), its escapes decoded;
     None when an escape or a view suffix after the name needs the walk."""
-    if written.count("/") > 1 and _QUICK_URL_ODD(written):
+    if written.count("/") > 1 and _URL_VIEW(written):
         return None
     if "%" not in written:
         return written
-    name = quick_decode(written)
-    return name if name is not None and name.isprintable() else None
+    # The '<' '>' of a SICI DOI first, as parse() does (the replacements cannot make or
+    # break another escape); what '%' remains goes through the strict decoder.
+    name = written.replace("%3C", "<").replace("%3E", ">")
+    if "%" not in name:
+        return name
+    decoded = quick_decode(name)
+    return decoded if decoded is not None and decoded.isprintable() else None
 
 
 # What, right before a candidate of the common shape (which the pattern has found not glued
@@ -353,11 +365,11 @@ _QUICK_AFTER_NOT: Final = frozenset("/=:%")
 _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
 # In a URL, what _quick leaves to the walk: the characters that end a DOI there, escapes,
 # and the views publishers append (_URL_TAILS).
-_QUICK_URL_ODD: Final = re.compile(
-    r"[?#']|/(?:abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl"
-    r"|figures)(?![a-z0-9])",
-    re.IGNORECASE | re.ASCII,
-).search
+_URL_VIEW_AFTER: Final = rf"/(?i:{_VIEWS})(?![a-zA-Z0-9])"
+# A view after a name the pattern has decided (which holds no '?', '#' or "'"). The literal
+# '/' it starts with lets the engine search for it at string-search speed.
+_URL_VIEW: Final = re.compile(_URL_VIEW_AFTER, re.ASCII).search
+_QUICK_URL_ODD: Final = re.compile(rf"[?#']|{_URL_VIEW_AFTER}", re.ASCII).search
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
 # the candidate is unbalanced).
 _QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>")
@@ -422,7 +434,7 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     """Read the candidate at *match* with every rule: the DOI (or None) and where the scan
     goes on; -1 when a stream's chunk ends inside the DOI (then *resume* is set)."""
     start = match.start()
-    position = match.end() if match.lastindex is None else text.index("/", start) + 1
+    position = match.end() if match.lastindex == _BARE else text.index("/", start) + 1
     prefix = text[start:position]
     urn = start >= 8 and text[start - 8 : start].lower() == _URN
     if urn:
