@@ -140,8 +140,8 @@ _NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*\r?(?:\n|\Z)))"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # 1: in text
-    r"(?<![0-9A-Za-z._\-/=%]10\.)"
-    r"(?<!(?:(?<![Dd][Oo][Ii])|(?<=[Uu][Rr][Nn]:[Dd][Oo][Ii])):10\.)"
+    r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
+    r"|(?<=[Dd][Oo][Ii]:10\.)(?<![Uu][Rr][Nn]:[Dd][Oo][Ii]:10\.))"
     rf"({_REGISTRANT}/{_NOT_TRAILING}{_suffix(_TEXT_PLAIN)}){_TRAIL}"
     rf"{_ENDS_AHEAD}{_NO_LINE_BREAK}"
     # 2: after https://doi.org/ or http://dx.doi.org/
@@ -305,8 +305,11 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
                     doi._DOI__name = written  # noqa: SLF001
                     doi._DOI__key = written.lower()  # noqa: SLF001
                     start = match.start()
-                    position = start + len(written)
-                    yield _new_found(Found, (doi, base + start, base + position, written))
+                    end = position = start + len(written)
+                    if base:  # a stream's chunk (adding 0 would still make new ints)
+                        start += base
+                        end += base
+                    yield _new_found(Found, (doi, start, end, written))
                     continue
             elif kind == _IN_URL:
                 if not stream or match.end() < near_end:
