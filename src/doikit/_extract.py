@@ -89,25 +89,33 @@ def _class(chars: str) -> str:
     )
 
 
-def _suffix(plain: str) -> str:
-    """A suffix of *plain* characters and the special ones, unrolled (runs of plain
-    characters between the special ones), which keeps the match near the speed of a plain
-    character class."""
-    # (?:(?=[c])(?:X)+|) is (?:X)* where X starts with c, without the engine setting up a
-    # repeat where there is nothing to repeat (the common case: it costs about a tenth of
-    # a match).
+def _suffix(plain: str, first: str) -> str:
+    """A suffix of *plain* characters and the special ones, starting with a *first* one or
+    an opened bracket, unrolled (runs of plain characters between the special ones),
+    which keeps the match near the speed of a plain character class."""
+    # The engine skips an alternative whose first item is a character (class) the text
+    # does not have at no cost, but sets up every repeat and look-around it meets (about a
+    # tenth of a match each). So the repeats sit behind such alternatives: the tail is tried
+    # only at a ',', ';' or opener, and a look-behind then tells which it was.
     separator = r"[,;](?![\s\"]|\Z|(?i:doi:\s*)?10\.)"
-    inner = rf"{plain}*(?:(?=[,;])(?:{separator}{plain}*)+|)"
+    inner = rf"{plain}*(?:{separator}{plain}*(?:{separator}{plain}*)*|)"
     opened = rf"\({inner}\)|\[{inner}\]|\{{{inner}\}}|<[0-9]{inner}>"
     special = rf"{separator}|{opened}"
-    return (
-        rf"(?:{plain}+|(?:{opened}){plain}*)"
-        rf"(?:(?=[,;(\[{{<])(?:(?:{special}){plain}*)+|)"
+    tail = (
+        r"(?:[,;(\[{<](?:(?<=[,;])(?![\s\"]|\Z|(?i:doi:\s*)?10\.)"
+        rf"|(?<=\(){inner}\)|(?<=\[){inner}\]|(?<=\{{){inner}\}}|(?<=<)[0-9]{inner}>)"
+        rf"{plain}*(?:(?:{special}){plain}*)*|)"
     )
+    return rf"(?:{first}{plain}*|(?:{opened}){plain}*){tail}"
 
 
 _TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT))
 _URL_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL))
+# A decided suffix does not start with trailing punctuation.
+_TEXT_FIRST: Final = _class(
+    "".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT + ".:!?'")
+)
+_URL_FIRST: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL + ".:!?'"))
 # Code points that are never part of a DOI name and end every run at once (controls, the
 # format characters, surrogates, private use: every assigned code point that is not Graphic,
 # as of Python 3.11's Unicode), so that binary or odd text never makes a run long only for
@@ -123,9 +131,8 @@ _ANY_PLAIN: Final = rf"[^\s\"()\[\]{{}}<>,;&{_NOT_GRAPHIC}]"
 # ratio nor an IPv4 route (_looks_like_a_number), with or without a DOI marker.
 _REGISTRANT: Final = (
     r"(?:[0-9]{4,}|[0-9]{1,3}\.[0-9]{4,}|[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{4,})"
-    r"(?:(?=\.)(?:\.[0-9]+)+|)"
+    r"(?:\.[0-9]+(?:\.[0-9]+)*|)"
 )
-_NOT_TRAILING: Final = r"(?![.,;:!?'])"
 # Trailing punctuation: the match goes on over it, and _scan cuts it from the group (the
 # pattern could, with a look-behind, but giving back the characters it has read costs more
 # than str.rstrip).
@@ -142,16 +149,16 @@ _CANDIDATE_PATTERN: Final = (
     # 1: in text
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[Dd][Oo][Ii]:10\.)(?<![Uu][Rr][Nn]:[Dd][Oo][Ii]:10\.))"
-    rf"({_REGISTRANT}/{_NOT_TRAILING}{_suffix(_TEXT_PLAIN)}){_TRAIL}"
+    rf"({_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST)}){_TRAIL}"
     rf"{_ENDS_AHEAD}{_NO_LINE_BREAK}"
     # 2: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"({_REGISTRANT}/{_NOT_TRAILING}{_suffix(_URL_PLAIN)}){_TRAIL}"
+    rf"({_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST)}){_TRAIL}"
     rf"{_ENDS_AHEAD_IN_URL}{_NO_LINE_BREAK}"
     # 3, 4: registrant and suffix of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
-    rf"({_REGISTRANT})/({_suffix(_ANY_PLAIN)})"
+    rf"({_REGISTRANT})/({_suffix(_ANY_PLAIN, _ANY_PLAIN)})"
     # 5: the bare start
     rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR}())"
 )
