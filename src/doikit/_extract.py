@@ -48,21 +48,20 @@ class Found(NamedTuple):
 # Candidates, found in C. Every match starts with the literal '10.', so that the engine
 # scans for it at string-search speed; the alternatives, tried in order:
 #
-# - group 1 (in text) and group 2 (in a URL): a DOI whose every boundary the pattern
-#   itself decides, in printable ASCII. The match holds the DOI and trailing punctuation,
-#   which _scan cuts (the group marks which alternative matched). Before it: nothing
-#   glued (a word character, '.', '-', '_', '/', '=', ':', '%'), or 'doi:' (not
-#   'urn:doi:'), or, for group 2, https://doi.org/ or http://dx.doi.org/ after a
-#   boundary. A registrant
-#   that is no number (_REGISTRANT). A suffix that does not start with trailing
-#   punctuation, whose brackets come in single balanced pairs ('(20)', '[0044:PTLBTR]',
-#   SICI's '<123::AID-XYZ>', whose '<' a digit follows, so that it is no HTML tag) and
-#   whose ',' or ';' have more of it after them. After it, something that surely ends a
-#   DOI, and no line end ahead of a final '/', '-' or '.', where a broken DOI may go on.
+# - group 1 (in text) and group 2 (in a URL): a DOI whose every boundary the pattern itself
+#   decides, in printable ASCII. The match holds the DOI and trailing punctuation, which _scan
+#   cuts (the group marks which alternative matched). Before it: nothing glued (a word
+#   character, '.', '-', '_', '/', '=', ':', '%'), or 'doi:' after anything but ':' (so not
+#   'urn:doi:'), or, for group 2, https://doi.org/ or http://dx.doi.org/ after a boundary. A
+#   registrant that is no number (_REGISTRANT). A suffix that does not start with trailing
+#   punctuation, whose brackets come in single balanced pairs ('(20)', '[0044:PTLBTR]', SICI's
+#   '<123::AID-XYZ>', whose '<' a digit follows, so that it is no HTML tag) and whose ',' or ';'
+#   have more of it after them. After it, something that surely ends a DOI, and no line end
+#   ahead of a final '/', '-' or '.', where a broken DOI may go on.
 # - groups 3 and 4: not glued, in a token of under 256 characters, a registrant that is no
 #   number, and a suffix of the same shape with any characters; _quick checks what
 #   surrounds it.
-# - else the bare prefix and its separator: '/', JSON's '\/', '%2F' (in URLs), ':' (only
+# - 5: else the bare prefix and its separator: '/', JSON's '\/', '%2F' (in URLs), ':' (only
 #   after urn:doi:) or an HTML reference to '/', for the general walk (_walk).
 _SEPARATOR: Final = r"(?:/|\\/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
 _ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
@@ -98,15 +97,15 @@ def _suffix(plain: str, first: str) -> str:
     # tenth of a match each). So the repeats sit behind such alternatives: the tail is tried
     # only at a ',', ';' or opener, and a look-behind then tells which it was.
     separator = r"[,;](?![\s\"]|\Z|(?i:doi:\s*)?10\.)"
-    inner = rf"{plain}*(?:{separator}{plain}*(?:{separator}{plain}*)*|)"
+    inner = rf"{plain}*+(?:{separator}{plain}*+(?:{separator}{plain}*+)*|)"
     opened = rf"\({inner}\)|\[{inner}\]|\{{{inner}\}}|<[0-9]{inner}>"
     special = rf"{separator}|{opened}"
     tail = (
         r"(?:[,;(\[{<](?:(?<=[,;])(?![\s\"]|\Z|(?i:doi:\s*)?10\.)"
         rf"|(?<=\(){inner}\)|(?<=\[){inner}\]|(?<=\{{){inner}\}}|(?<=<)[0-9]{inner}>)"
-        rf"{plain}*(?:(?:{special}){plain}*)*|)"
+        rf"{plain}*+(?:(?:{special}){plain}*+)*|)"
     )
-    return rf"(?:{first}{plain}*|(?:{opened}){plain}*){tail}"
+    return rf"(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}"
 
 
 _TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT))
@@ -136,19 +135,19 @@ _REGISTRANT: Final = (
 # Trailing punctuation: the match goes on over it, and _scan cuts it from the group (the
 # pattern could, with a look-behind, but giving back the characters it has read costs more
 # than str.rstrip).
-_TRAIL: Final = r"[.,;:!?']*"
+_TRAIL: Final = r"[.,;:!?']*+"
 _TRAIL_CHARS: Final = ".,;:!?'"
 # What surely ends a DOI, as "not followed by anything else" (one class, no alternation).
 _ENDS_AHEAD: Final = r"(?![^\s\")\]}>])"
 _ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'])"
 # Not a final '/', '-' or '.' before a line end, where a broken DOI may go on (one
 # look-behind, no alternation).
-_NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*\r?(?:\n|\Z)))"
+_NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*+\r?(?:\n|\Z)))"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # 1: in text
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
-    r"|(?<=[Dd][Oo][Ii]:10\.)(?<![Uu][Rr][Nn]:[Dd][Oo][Ii]:10\.))"
+    r"|(?<=[^:][Dd][Oo][Ii]:10\.))"
     rf"({_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST)}){_TRAIL}"
     rf"{_ENDS_AHEAD}{_NO_LINE_BREAK}"
     # 2: after https://doi.org/ or http://dx.doi.org/
@@ -384,7 +383,7 @@ _QUICK_URL_ODD: Final = re.compile(rf"[?#']|{_URL_VIEW_AFTER}", re.ASCII).search
 # the candidate is unbalanced).
 _QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>")
 _QUICK_TRIM: Final = "".join(sorted(_TRAILING))
-_LINE_END_AHEAD: Final = re.compile(r"[ \t]*\r?(?:\n|\Z)").match
+_LINE_END_AHEAD: Final = re.compile(r"[ \t]*+\r?(?:\n|\Z)").match
 _new_found = tuple.__new__
 _new_doi = object.__new__
 
