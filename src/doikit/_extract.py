@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 from doikit._doi import DOI, valid_doi
 from doikit._errors import InvalidDOI
 from doikit._present import quick_decode
-from doikit._syntax import PREFIX_PATTERN, PercentError, percent_decode
+from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterable, Iterator
@@ -48,21 +48,21 @@ class Found(NamedTuple):
 # Candidates, found in C. Every match starts with the literal '10.', so that the engine
 # scans for it at string-search speed; the alternatives, tried in order:
 #
-# - group 1 (in text) and group 2 (in a URL): a DOI whose every boundary the pattern itself
+# - in text (no group) and in a URL (group 1): a DOI whose every boundary the pattern itself
 #   decides, in printable ASCII. The match holds the DOI and trailing punctuation, which _scan
-#   cuts (the group marks which alternative matched). Before it: nothing glued (a word
-#   character, '.', '-', '_', '/', '=', ':', '%'), or 'doi:' after anything but ':' (so not
-#   'urn:doi:'), or, for group 2, https://doi.org/ or http://dx.doi.org/ after a boundary. A
-#   registrant that is no number (_REGISTRANT). A suffix that does not start with trailing
-#   punctuation, whose brackets come in single balanced pairs ('(20)', '[0044:PTLBTR]', SICI's
-#   '<123::AID-XYZ>', whose '<' a digit follows, so that it is no HTML tag) and whose ',' or ';'
-#   have more of it after them. After it, something that surely ends a DOI, and no line end
-#   ahead of a final '/', '-' or '.', where a broken DOI may go on.
-# - groups 3 and 4: not glued, in a token of under 256 characters, a registrant that is no
-#   number, and a suffix of the same shape with any characters; _quick checks what
+#   cuts (the URL's group is empty: it marks which alternative matched). Before it: nothing
+#   glued (a word character, '.', '-', '_', '/', '=', ':', '%'), or 'doi:' after anything but
+#   ':' (so not 'urn:doi:'), or, in a URL, https://doi.org/ or http://dx.doi.org/ after a
+#   boundary. A registrant that is no number (_REGISTRANT). A suffix that does not start with
+#   trailing punctuation, whose brackets come in single balanced pairs ('(20)', '[0044:PTLBTR]',
+#   SICI's '<123::AID-XYZ>', whose '<' a digit follows, so that it is no HTML tag) and whose ','
+#   or ';' have more of it after them. After it, something that surely ends a DOI, and no line
+#   end ahead of a final '/', '-' or '.', where a broken DOI may go on.
+# - group 2: not glued, in a token of under 256 characters, a registrant that is no
+#   number, and a suffix (the group) of the same shape with any characters; _quick checks what
 #   surrounds it.
-# - 5: else the bare prefix and its separator: '/', JSON's '\/', '%2F' (in URLs), ':' (only
-#   after urn:doi:) or an HTML reference to '/', for the general walk (_walk).
+# - group 3 (empty): else the bare prefix and its separator: '/', JSON's '\/', '%2F' (in
+#   URLs), ':' (only after urn:doi:) or an HTML reference to '/', for the general walk (_walk).
 _SEPARATOR: Final = r"(?:/|\\/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
 _ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
 _DECIDE_IN_TEXT: Final = '"()[]{}<>,;&\\'
@@ -145,20 +145,20 @@ _ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'])"
 _NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*+\r?(?:\n|\Z)))"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
-    # 1: in text
+    # in text (no group: the commonest match, told apart by match.lastindex being None)
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[^:][Dd][Oo][Ii]:10\.))"
-    rf"({_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST)}){_TRAIL}"
+    rf"{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST)}{_TRAIL}"
     rf"{_ENDS_AHEAD}{_NO_LINE_BREAK}"
-    # 2: after https://doi.org/ or http://dx.doi.org/
+    # 1: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"({_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST)}){_TRAIL}"
-    rf"{_ENDS_AHEAD_IN_URL}{_NO_LINE_BREAK}"
-    # 3, 4: registrant and suffix of the same shape, any characters
+    rf"{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST)}{_TRAIL}"
+    rf"{_ENDS_AHEAD_IN_URL}{_NO_LINE_BREAK}()"
+    # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
-    rf"({_REGISTRANT})/({_suffix(_ANY_PLAIN, _ANY_PLAIN)})"
-    # 5: the bare start
+    rf"{_REGISTRANT}/({_suffix(_ANY_PLAIN, _ANY_PLAIN)})"
+    # 3: the bare start
     rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR}())"
 )
 
@@ -170,7 +170,7 @@ def _candidates() -> re.Pattern[str]:
     return re.compile(_CANDIDATE_PATTERN)
 
 
-_TEXT, _IN_URL, _SHAPED, _BARE = 1, 2, 4, 5  # match.lastindex of each alternative
+_IN_URL, _SHAPED, _BARE = 1, 2, 3  # match.lastindex of each alternative but the first
 
 _URN: Final = "urn:doi:"
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
@@ -284,7 +284,9 @@ def _scan_chunk(
     return resume[0] if resume else len(buffer)
 
 
-def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
+def _scan(  # noqa: PLR0915 - the DOI and Found of the two decided paths are built inline
+    text: str, position: int, resume: list[int] | None, base: int = 0
+) -> Iterator[Found]:
     """The DOIs in *text* from *position* on, their spans counted from *base* (the stream
     offset of ``text[0]``). With a *resume* list the text is a chunk of a stream: a DOI that
     reaches the end of the text may go on in the next chunk, so the scan stops before it
@@ -303,7 +305,7 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
         restart = False
         for match in candidates(text, position):
             kind = match.lastindex
-            if kind == _TEXT:
+            if kind is None:  # in text
                 if not stream or match.end() < near_end:
                     # valid_doi() inlined: this is the hot path. The name is ASCII.
                     written = match[0].rstrip(_TRAIL_CHARS)
@@ -324,11 +326,15 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
                     if "%" in written or written.count("/") > 1:
                         name = _url_name(written)  # type: ignore[assignment]
                     if name is not None:
+                        doi = _new_doi(DOI)
+                        doi._DOI__name = name  # noqa: SLF001
+                        doi._DOI__key = name.lower() if name.isascii() else fold(name)  # noqa: SLF001
                         start = match.start()
-                        position = start + len(written)
-                        yield _new_found(
-                            Found, (valid_doi(name), base + start, base + position, written)
-                        )
+                        end = position = start + len(written)
+                        if base:
+                            start += base
+                            end += base
+                        yield _new_found(Found, (doi, start, end, written))
                         continue
             elif kind == _SHAPED:
                 found = _quick(text, match, resume)
@@ -350,7 +356,7 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
 
 
 def _url_name(written: str) -> str | None:
-    """The name in a URL candidate the pattern has decided (group 2), its escapes decoded;
+    """The name in a URL candidate the pattern has decided (group 1), its escapes decoded;
     None when an escape or a view suffix after the name needs the walk."""
     if written.count("/") > 1 and _URL_VIEW(written):
         return None
@@ -415,7 +421,7 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
             after in ",;" and (end + 1 == length or text[end + 1] in _QUICK_ENDS)
         ):
             return None
-    suffix = match.start(4)  # the registrant (group 3) is no number: the pattern saw to it
+    suffix = match.start(_SHAPED)  # the registrant is no number: the pattern saw to it
     raw = match.group()
     if "\\" in raw:
         return None  # escapes (\\/, \\_) are read by the walk
