@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import html
+import itertools
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 
@@ -29,7 +30,7 @@ from doikit._present import quick_decode
 from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -249,39 +250,47 @@ def _chunks_of(source: _Readable | Iterable[str]) -> Iterable[str]:
 class _ChunkScan(Protocol[T_co]):
     def __call__(
         self, buffer: str, scan_from: int, base: int, *, final: bool
-    ) -> Generator[T_co, None, int]: ...
+    ) -> tuple[Iterator[T_co], Callable[[], int]]: ...
 
 
 def _chunked(chunks: Iterable[str], scan: _ChunkScan[T], keep: int) -> Iterator[T]:
     """Run *scan* over the stream of *chunks* in constant memory.
 
-    ``scan(buffer, scan_from, base, final)`` yields what it finds in ``buffer`` from
+    ``scan(buffer, scan_from, base, final)`` gives what it finds in ``buffer`` from
     ``scan_from`` on (``base`` is the stream offset of ``buffer[0]``; ``final`` says no chunk
-    follows) and returns where the next scan must start. The buffer keeps *keep* characters
-    before that point, for the scan's look-back.
+    follows), and a function that tells, once that is read, where the next scan must start.
+    The buffer keeps *keep* characters before that point, for the scan's look-back.
     """
+    # chain() reads each chunk's finds to the end before it asks for the next chunk's, and
+    # hands each find on in C: a DOI passes through one generator, not a yield-from chain.
+    return itertools.chain.from_iterable(_chunk_scans(chunks, scan, keep))
+
+
+def _chunk_scans(chunks: Iterable[str], scan: _ChunkScan[T], keep: int) -> Iterator[Iterator[T]]:
     buffer = ""
     base = 0
     scan_from = 0
     for chunk in chunks:
         buffer += chunk
-        next_scan = yield from scan(buffer, scan_from, base, final=False)
+        found, after = scan(buffer, scan_from, base, final=False)
+        yield found
+        next_scan = after()
         cut = max(0, next_scan - keep)
         buffer = buffer[cut:]
         base += cut
         scan_from = next_scan - cut
-    yield from scan(buffer, scan_from, base, final=True)
+    yield scan(buffer, scan_from, base, final=True)[0]
 
 
 def _scan_chunk(
     buffer: str, scan_from: int, base: int, *, final: bool
-) -> Generator[Found, None, int]:
+) -> tuple[Iterator[Found], Callable[[], int]]:
     """_scan for _chunked: a DOI that may go on in the next chunk waits for it, unless the
     unfinished text has grown past _MAX_CARRY."""
     resume: list[int] = []  # _scan sets where the next scan must start
     final = final or len(buffer) - scan_from > _MAX_CARRY
-    yield from _scan(buffer, scan_from, None if final else resume, base)
-    return resume[0] if resume else len(buffer)
+    found = _scan(buffer, scan_from, None if final else resume, base)
+    return found, lambda: resume[0] if resume else len(buffer)
 
 
 def _scan(  # noqa: PLR0915 - the DOI and Found of the two decided paths are built inline
@@ -739,11 +748,15 @@ def _short_in(text: str, position: int, until: int, base: int) -> Iterator[Found
 
 def _short_chunk(
     buffer: str, scan_from: int, base: int, *, final: bool
-) -> Generator[FoundShort, None, int]:
+) -> tuple[Iterator[FoundShort], Callable[[], int]]:
     """_short_in for _chunked: a match that ends before the last character is decided (its
     look-ahead saw what follows); one that might go on waits for the next chunk."""
-    last = scan_from
-    for found in _short_in(buffer, scan_from, len(buffer) if final else len(buffer) - 1, base):
-        last = found.end - base
-        yield found
-    return max(last, len(buffer) - _SHORT_KEEP)
+    last = [scan_from]
+
+    def found() -> Iterator[FoundShort]:
+        until = len(buffer) if final else len(buffer) - 1
+        for short in _short_in(buffer, scan_from, until, base):
+            last[0] = short.end - base
+            yield short
+
+    return found(), lambda: max(last[0], len(buffer) - _SHORT_KEEP)
