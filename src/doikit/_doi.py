@@ -91,7 +91,7 @@ class DOI:
         self._DOI__key = fold(name)
         return self
 
-    # --- the parts ---------------------------------------------------------------------
+    # --- the key -----------------------------------------------------------------------
     @property
     def key(self) -> str:
         """The comparison key: the name with ASCII letters lower-cased, nothing else.

@@ -331,9 +331,9 @@ def _scan(  # noqa: PLR0915 - the DOI and Found of the two decided paths are bui
             elif kind == _IN_URL:
                 if not stream or match.end() < near_end:
                     written = match[0].rstrip(_TRAIL_CHARS)
-                    name = written
+                    name: str | None = written
                     if "%" in written or written.count("/") > 1:
-                        name = _url_name(written)  # type: ignore[assignment]
+                        name = _url_name(written)
                     if name is not None:
                         doi = _new_doi(DOI)
                         doi._DOI__name = name  # noqa: SLF001
