@@ -151,10 +151,10 @@ _QUICK: Final = re.compile(
     (?:
       (?:(?=10\.)|((?i:(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)/
           |doi(?::\ ?|\ )|info:doi/|hdl:)))    # a bare name first: it is the commonest
-      (10\.[0-9]+(?:\.[0-9]+)*
+      (10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)     # (a repeat only where there is one)
         (?(1)(?:/|%2[Ff])[!"$->@-~]++            # after a head: escapes decoded below
-            |/[ -$&-~]*+(?<=[!-$&-.0-~])))      # bare: literal, no '%', no final ' ' or '/'
-    | (?i:urn:doi:)(10\.[0-9]+(?:\.[0-9]+)*):([!"$->@-~]++)
+            |/[ -$&-~]*[!-$&-.0-~]))            # bare: literal, no '%', no final ' ' or '/'
+    | (?i:urn:doi:)(10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)):([!"$->@-~]++)
     )\Z
     """,
     re.ASCII | re.VERBOSE,
