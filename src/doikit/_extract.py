@@ -24,7 +24,7 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 
-from doikit._doi import DOI, valid_doi
+from doikit._doi import DOI, _new_doi, valid_doi
 from doikit._errors import InvalidDOI
 from doikit._present import quick_decode
 from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
@@ -400,7 +400,6 @@ _QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>")
 _QUICK_TRIM: Final = "".join(sorted(_TRAILING))
 _LINE_END_AHEAD: Final = re.compile(r"[ \t]*+\r?(?:\n|\Z)").match
 _new_found = tuple.__new__
-_new_doi = object.__new__
 
 
 def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found | None:
@@ -538,9 +537,7 @@ _DECIDING: Final = frozenset("()[]{}<>,;&")
 _WINDOW: Final = 256
 # An HTML character reference: decoded, it decides as the character it stands for.
 _ENTITY: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});")
-_ENTITY_AT_END: Final = re.compile(
-    r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});\Z"
-)
+_ENTITY_AT_END: Final = re.compile(_ENTITY.pattern + r"\Z")
 
 
 # A line break as PDF-to-text leaves it, and what may not begin the line after a joined
@@ -632,16 +629,6 @@ def _entity_char(entity: re.Match[str] | None) -> str:
     return char if len(char) == 1 else "&"
 
 
-def _trailing_entity(text: str, start: int, end: int) -> int:
-    """*end* moved before a trailing character reference that stands for a character
-    trimmed at the end of a DOI (``&quot;``, ``&#46;``…), else *end* unchanged."""
-    entity = _ENTITY_AT_END.search(text, max(start, end - 40), end)
-    if entity is None:
-        return end
-    char = _entity_char(entity)
-    return entity.start() if char in _TRAILING or char.isspace() else end
-
-
 def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found | None:
     """Trim the candidate ``text[start:end]`` and read it as a DOI, or None."""
     if in_url and end == len(text):
@@ -653,11 +640,12 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
     while end > start:
         last = text[end - 1]
         if last == ";" and "&" in text[max(start, end - 40) : end]:
-            before = _trailing_entity(text, start, end)
-            if before != end:
-                end = before
-                continue
-            if _ENTITY_AT_END.search(text, max(start, end - 40), end):
+            entity = _ENTITY_AT_END.search(text, max(start, end - 40), end)
+            if entity is not None:
+                char = _entity_char(entity)
+                if char in _TRAILING or char.isspace():  # '&quot;', '&#46;', '&nbsp;'…
+                    end = entity.start()
+                    continue
                 break  # '&gt;' ends a SICI DOI written in HTML: its ';' stays
         if not (last in _TRAILING or last.isspace()):
             break
