@@ -9,10 +9,9 @@ from doikit._present import (
     _QUICK,
     Encoding,
     _NameError,
-    _parse_slow,
     check_name,
     parse,
-    quick_name,
+    parse_rest,
     uri_part,
     url_path,
 )
@@ -64,9 +63,7 @@ class DOI:
                 self._DOI__name = name
                 self._DOI__key = name.lower()  # the match is ASCII
                 return
-            name = quick_name(match) or _parse_slow(text)
-        else:
-            name = _parse_slow(text)
+        name = parse_rest(text, match)
         self._DOI__name = name
         self._DOI__key = name.lower() if name.isascii() else fold(name)
 
@@ -278,7 +275,5 @@ def normalize(text: str) -> str:
         name = match[2]
         if name is not None and "%" not in name:
             return name.lower()  # the match is ASCII
-        name = quick_name(match) or _parse_slow(text)
-    else:
-        name = _parse_slow(text)
+    name = parse_rest(text, match)
     return name.lower() if name.isascii() else fold(name)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 
 from doikit._doi import DOI, _new_doi, valid_doi
 from doikit._errors import InvalidDOI
-from doikit._present import quick_decode
+from doikit._present import quick_unescape
 from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
 
 if TYPE_CHECKING:
@@ -369,15 +369,7 @@ def _url_name(written: str) -> str | None:
     None when an escape or a view suffix after the name needs the walk."""
     if written.count("/") > 1 and _URL_VIEW(written):
         return None
-    if "%" not in written:
-        return written
-    # The '<' '>' of a SICI DOI first, as parse() does (the replacements cannot make or
-    # break another escape); what '%' remains goes through the strict decoder.
-    name = written.replace("%3C", "<").replace("%3E", ">")
-    if "%" not in name:
-        return name
-    decoded = quick_decode(name)
-    return decoded if decoded is not None and decoded.isprintable() else None
+    return quick_unescape(written) if "%" in written else written
 
 
 # What, right before a candidate of the common shape (which the pattern has found not glued

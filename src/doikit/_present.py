@@ -184,30 +184,41 @@ def quick_decode(text: str) -> str | None:
         return None
 
 
-def quick_name(match: re.Match[str]) -> str | None:
-    """The name of a :data:`_QUICK` match that is not a plain one (a URN, or escapes to
-    decode), or None when the full parser must decide."""
-    name = match[2]
-    if name is None:  # the URN: its ':' stands for the first '/'
-        name = f"{match[3]}/{match[4]}"
-        if "%" not in name:
-            return name
+def quick_unescape(text: str) -> str | None:
+    """*text*, printable ASCII, with its escapes decoded; None when one is irregular or
+    decodes to something not printable (the full decoder then reports it precisely)."""
     # The commonest escapes: %2F (a '/'), and %3C %3E (the '<' '>' of every SICI DOI in
     # a Handbook URL). Replacing them cannot create or destroy another escape, since each
     # match starts at a '%' that begins that very escape; whatever '%' remains goes
     # through the strict decoder.
-    name = name.replace("%2F", "/")
-    if "%" in name:
-        name = name.replace("%3C", "<").replace("%3E", ">")
-        if "%" in name:
-            decoded = quick_decode(name)
+    text = text.replace("%2F", "/")
+    if "%" in text:
+        text = text.replace("%3C", "<").replace("%3E", ">")
+        if "%" in text:
+            decoded = quick_decode(text)
             # printable: every code point Graphic (isprintable() admits no other
             # whitespace than ' ', a stricter test than Graphic: the full parser decides
             # the rest).
             if decoded is None or not decoded.isprintable():
                 return None
             return decoded
-    return name
+    return text
+
+
+def parse_rest(text: str, match: re.Match[str] | None) -> str:
+    """The name in *text* when its :data:`_QUICK` *match* is not a plain one (a URN, or
+    escapes to decode) or there is none: the full parser decides what the match cannot.
+
+    :raises InvalidDOI: with the position in *text* of the fault.
+    """
+    if match is not None:
+        name = match[2]
+        if name is None:  # the URN: its ':' stands for the first '/'
+            name = f"{match[3]}/{match[4]}"
+        name = quick_unescape(name) if "%" in name else name
+        if name is not None:
+            return name
+    return _parse_slow(text)
 
 
 def parse(text: str) -> str:
@@ -220,10 +231,7 @@ def parse(text: str) -> str:
         name = match[2]
         if name is not None and "%" not in name:
             return name
-        name = quick_name(match)
-        if name is not None:
-            return name
-    return _parse_slow(text)
+    return parse_rest(text, match)
 
 
 def _parse_slow(text: str) -> str:
