@@ -230,3 +230,12 @@ def test_extract_progress_bar_on_a_terminal_for_large_inputs(tmp_path: Path) -> 
     assert b"100%" in shown
     status, out, shown = on_a_terminal([str(EXE), "extract", str(small)])
     assert (status, out, shown) == (0, b"10.1000/182\n", b"")  # small: no bar
+    # A large file and a piped stdin together: the bar follows the file (a pipe cannot
+    # tell its position: asking used to end the command with a traceback).
+    status, out, shown = on_a_terminal(
+        [str(EXE), "extract", str(large), "-"], stdin=b"doi:10.1000/183\n"
+    )
+    assert status == 0
+    assert out.splitlines()[-1] == b"10.1000/183"
+    assert len(out.splitlines()) == 60_001
+    assert b"Traceback" not in shown

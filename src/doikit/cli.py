@@ -229,7 +229,10 @@ def inspect(texts: tuple[str, ...], *, as_json: bool) -> None:
 def _lines(path: str, bar: ProgressBar[int] | None = None) -> Iterator[str]:
     """The lines of a file ('-' for stdin), decompressed when it starts with gzip's magic
     bytes, decoded as UTF-8; undecodable bytes become lone surrogates, which end a DOI.
-    A progress *bar* moves by the bytes of the file read (compressed bytes for .gz)."""
+    A progress *bar* moves by the bytes of the file read (compressed bytes for .gz); stdin
+    does not move it (a pipe cannot tell its position, and its size is not counted)."""
+    if path == "-":
+        bar = None
     opened = sys.stdin.buffer if path == "-" else Path(path).open("rb")  # noqa: SIM115
     try:
         raw: Iterable[bytes] = opened
@@ -242,7 +245,7 @@ def _lines(path: str, bar: ProgressBar[int] | None = None) -> Iterator[str]:
                 bar.update(position - done)
                 done = position
             yield line.decode("utf-8", "surrogateescape")
-        if bar is not None and path != "-":
+        if bar is not None:
             bar.update(opened.tell() - done)
     finally:
         if path != "-":
