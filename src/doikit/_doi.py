@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Final, final
+import os
+from typing import TYPE_CHECKING, Final, Self, cast, final
 
 from doikit._errors import InvalidDOI
 from doikit._present import (
@@ -21,32 +22,23 @@ from doikit._syntax import fold
 DEFAULT_RESOLVER: Final = "https://doi.org/"
 
 
-@final
-class DOI:
-    """A DOI name. Immutable; compares by ASCII-only case folding (004 ch. 3, Handbook 2.4).
+class DOIState:
+    """The state and identity of a DOI value: the name as written and its comparison key,
+    with equality, hashing, ordering and ``str()`` on them. :class:`DOI` adds the rest.
 
-    ``DOI(text)`` reads every presentation (bare, ``doi:``, ``info:doi/``, ``hdl:``,
-    ``urn:doi:`` and resolver URLs); ``str()`` gives the name exactly as written.
-
-    >>> d = DOI("https://doi.org/10.1000/ABC%23x")
-    >>> str(d), d.prefix, d.suffix, d.key
-    ('10.1000/ABC#x', '10.1000', 'ABC#x', '10.1000/abc#x')
-    >>> DOI("https://doi.org/10.1000/ABC") == DOI("doi:10.1000/abc")
-    True
-    >>> DOI("10.1000/É") == DOI("10.1000/é")   # only ASCII folds
-    False
-
-    :raises InvalidDOI: for text that is not a DOI name in any presentation.
+    This is the pure-Python definition and the reference. When the optional C accelerator
+    (``_speedups.c``) is built, DOI stands on its C twin instead, which behaves the same
+    (a property test holds the two to each other) and runs no Python frame for ``DOI(s)``
+    and ``d.key``; set ``DOIKIT_PURE_PYTHON=1`` to use this class anyway.
     """
 
     # Immutable as Python's own value classes are (Fraction, ipaddress, pathlib): every
     # public attribute is read-only, and the state lives in two class-private slots
-    # (spelled as name mangling would, so that code outside the class can reach them only
-    # on purpose). The class does not override __setattr__: that would make every store,
-    # even the constructor's, a call through Python (about 110 ns per DOI, a sixth of
-    # DOI(s) and a tenth of find_all; benchmarks/bench_names.py, bench_extract.py).
+    # (spelled as name mangling would in DOI, so that code outside the class can reach
+    # them only on purpose). The class does not override __setattr__: that would make
+    # every store, even the constructor's, a call through Python (about 110 ns per DOI, a
+    # sixth of DOI(s) and a tenth of find_all; benchmarks/bench_names.py, bench_extract.py).
     __slots__ = ("_DOI__key", "_DOI__name")
-    __module__ = "doikit"  # pickles name doikit.DOI, which survives internal moves
 
     _DOI__name: str
     _DOI__key: str
@@ -68,6 +60,103 @@ class DOI:
         self._DOI__key = name.lower() if name.isascii() else fold(name)
 
     @classmethod
+    def _known(cls, name: str) -> Self:
+        """The value for *name*, which the caller has checked is a valid bare name."""
+        self = object.__new__(cls)
+        self._DOI__name = name
+        self._DOI__key = name.lower() if name.isascii() else fold(name)
+        return self
+
+    @property
+    def key(self) -> str:
+        """The comparison key: the name with ASCII letters lower-cased, nothing else.
+
+        >>> DOI("10.1000/ABC-\\u212a").key   # KELVIN SIGN stays
+        '10.1000/abc-\\u212a'
+        """
+        return self._DOI__key
+
+    def __str__(self) -> str:
+        return self._DOI__name
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DOIState):
+            return NotImplemented
+        return self._DOI__key == other._DOI__key
+
+    def __hash__(self) -> int:
+        return hash(self._DOI__key)
+
+    def __lt__(self, other: Self) -> bool:
+        if not isinstance(other, DOIState):
+            return NotImplemented
+        return self._DOI__key < other._DOI__key
+
+    def __le__(self, other: Self) -> bool:
+        if not isinstance(other, DOIState):
+            return NotImplemented
+        return self._DOI__key <= other._DOI__key
+
+    def __gt__(self, other: Self) -> bool:
+        if not isinstance(other, DOIState):
+            return NotImplemented
+        return self._DOI__key > other._DOI__key
+
+    def __ge__(self, other: Self) -> bool:
+        if not isinstance(other, DOIState):
+            return NotImplemented
+        return self._DOI__key >= other._DOI__key
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, (str, DOI)):
+        return str(value)
+    msg = f"DOI() takes a str, not {type(value).__name__}"
+    raise TypeError(msg)
+
+
+def _state_type() -> type[DOIState]:
+    """The C accelerator's DOIState when it is built and wanted, else the Python one."""
+    try:
+        from doikit import _speedups  # noqa: PLC0415
+    except ImportError:
+        return DOIState
+    # Configured even when not wanted, so that the tests can hold the two to each other.
+    _speedups.configure(_QUICK, parse_rest, fold, _as_text)
+    if os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0"):
+        return DOIState
+    return cast("type[DOIState]", _speedups.DOIState)  # the same behaviour, in C
+
+
+if TYPE_CHECKING:
+    _Base = DOIState
+else:
+    _Base = _state_type()
+
+
+@final
+class DOI(_Base):
+    """A DOI name. Immutable; compares by ASCII-only case folding (004 ch. 3, Handbook 2.4).
+
+    ``DOI(text)`` reads every presentation (bare, ``doi:``, ``info:doi/``, ``hdl:``,
+    ``urn:doi:`` and resolver URLs); ``str()`` gives the name exactly as written.
+
+    >>> d = DOI("https://doi.org/10.1000/ABC%23x")
+    >>> str(d), d.prefix, d.suffix, d.key
+    ('10.1000/ABC#x', '10.1000', 'ABC#x', '10.1000/abc#x')
+    >>> DOI("https://doi.org/10.1000/ABC") == DOI("doi:10.1000/abc")
+    True
+    >>> DOI("10.1000/É") == DOI("10.1000/é")   # only ASCII folds
+    False
+
+    :raises InvalidDOI: for text that is not a DOI name in any presentation.
+    """
+
+    # The state, key, str(), equality and order are DOIState's (above).
+    __slots__ = ()
+    __module__ = "doikit"  # pickles name doikit.DOI, which survives internal moves
+
+    @classmethod
     def from_parts(cls, *, prefix: str, suffix: str) -> DOI:
         """Build a DOI name from its prefix and suffix, taken literally.
 
@@ -83,20 +172,7 @@ class DOI:
             check_name(name)
         except _NameError as exc:
             raise InvalidDOI(name, exc.code, exc.index, exc.detail) from None
-        self = object.__new__(cls)
-        self._DOI__name = name
-        self._DOI__key = fold(name)
-        return self
-
-    # --- the key -----------------------------------------------------------------------
-    @property
-    def key(self) -> str:
-        """The comparison key: the name with ASCII letters lower-cased, nothing else.
-
-        >>> DOI("10.1000/ABC-\\u212a").key   # KELVIN SIGN stays
-        '10.1000/abc-\\u212a'
-        """
-        return self._DOI__key
+        return cls._known(name)
 
     # --- the parts ---------------------------------------------------------------------
     @property
@@ -115,41 +191,10 @@ class DOI:
         return self._DOI__name[3 : self._DOI__name.index("/")]
 
     # --- value semantics ---------------------------------------------------------------
-    def __str__(self) -> str:
-        return self._DOI__name
-
     def __repr__(self) -> str:
         if self._DOI__name != self._DOI__name.strip():
             return f"DOI.from_parts(prefix={self.prefix!r}, suffix={self.suffix!r})"
         return f"DOI({self._DOI__name!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DOI):
-            return NotImplemented
-        return self._DOI__key == other._DOI__key
-
-    def __hash__(self) -> int:
-        return hash(self._DOI__key)
-
-    def __lt__(self, other: DOI) -> bool:
-        if not isinstance(other, DOI):
-            return NotImplemented
-        return self._DOI__key < other._DOI__key
-
-    def __le__(self, other: DOI) -> bool:
-        if not isinstance(other, DOI):
-            return NotImplemented
-        return self._DOI__key <= other._DOI__key
-
-    def __gt__(self, other: DOI) -> bool:
-        if not isinstance(other, DOI):
-            return NotImplemented
-        return self._DOI__key > other._DOI__key
-
-    def __ge__(self, other: DOI) -> bool:
-        if not isinstance(other, DOI):
-            return NotImplemented
-        return self._DOI__key >= other._DOI__key
 
     def __reduce__(self) -> tuple[type[DOI], tuple[str]]:
         # The doi URI (004 ch. 2) is a stable, lossless spelling of any name, even one
@@ -215,23 +260,8 @@ class DOI:
         return findings(self._DOI__name, self._DOI__name.index("/"))
 
 
-def valid_doi(name: str) -> DOI:
-    """The DOI for *name*, which the caller has checked is a valid bare name (internal:
-    the extractor's common path proves validity with its own pattern)."""
-    self = _new_doi(DOI)
-    self._DOI__name = name
-    self._DOI__key = name.lower() if name.isascii() else fold(name)
-    return self
-
-
-_new_doi = object.__new__
-
-
-def _as_text(value: object) -> str:
-    if isinstance(value, (str, DOI)):
-        return str(value)
-    msg = f"DOI() takes a str, not {type(value).__name__}"
-    raise TypeError(msg)
+# The DOI for a name the caller has checked is valid (the extractor's decided paths).
+valid_doi = DOI._known  # noqa: SLF001
 
 
 def validate(text: str) -> str:

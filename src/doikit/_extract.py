@@ -24,10 +24,10 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 
-from doikit._doi import DOI, _new_doi, valid_doi
+from doikit._doi import DOI, valid_doi
 from doikit._errors import InvalidDOI
 from doikit._present import quick_unescape
-from doikit._syntax import PREFIX_PATTERN, PercentError, fold, percent_decode
+from doikit._syntax import PREFIX_PATTERN, PercentError, percent_decode
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -293,9 +293,7 @@ def _scan_chunk(
     return found, lambda: resume[0] if resume else len(buffer)
 
 
-def _scan(  # noqa: PLR0915 - the DOI and Found of the two decided paths are built inline
-    text: str, position: int, resume: list[int] | None, base: int = 0
-) -> Iterator[Found]:
+def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
     """The DOIs in *text* from *position* on, their spans counted from *base* (the stream
     offset of ``text[0]``). With a *resume* list the text is a chunk of a stream: a DOI that
     reaches the end of the text may go on in the next chunk, so the scan stops before it
@@ -316,11 +314,8 @@ def _scan(  # noqa: PLR0915 - the DOI and Found of the two decided paths are bui
             kind = match.lastindex
             if kind is None:  # in text
                 if not stream or match.end() < near_end:
-                    # valid_doi() inlined: this is the hot path. The name is ASCII.
                     written = match[0].rstrip(_TRAIL_CHARS)
-                    doi = _new_doi(DOI)
-                    doi._DOI__name = written  # noqa: SLF001
-                    doi._DOI__key = written.lower()  # noqa: SLF001
+                    doi = valid_doi(written)
                     start = match.start()
                     end = position = start + len(written)
                     if base:  # a stream's chunk (adding 0 would still make new ints)
@@ -335,9 +330,7 @@ def _scan(  # noqa: PLR0915 - the DOI and Found of the two decided paths are bui
                     if "%" in written or written.count("/") > 1:
                         name = _url_name(written)
                     if name is not None:
-                        doi = _new_doi(DOI)
-                        doi._DOI__name = name  # noqa: SLF001
-                        doi._DOI__key = name.lower() if name.isascii() else fold(name)  # noqa: SLF001
+                        doi = valid_doi(name)
                         start = match.start()
                         end = position = start + len(written)
                         if base:

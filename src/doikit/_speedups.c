@@ -1,0 +1,288 @@
+/* doikit._speedups: the DOI value's state and identity, in C.
+ *
+ * Optional. doikit._doi.DOIState is the pure-Python definition and the reference; this
+ * type behaves the same (a property test holds the two to each other) and exists for
+ * speed: in CPython 3.11, calling a class whose __init__ is Python code costs about as
+ * much as parsing the name, and so does a property. Here DOI(text) runs no Python frame
+ * for the common presentations, and d.key is a read-only slot.
+ *
+ * The parsing rules are not written here twice. The common presentations are decided by
+ * the compiled pattern of doikit._present (_QUICK), which this module calls; everything
+ * else goes to the Python parser (parse_rest), and non-ASCII keys to fold(). doikit._doi
+ * hands these in once, through configure().
+ *
+ * The state: the name as written, and the key (the name with ASCII letters lower-cased,
+ * 004 ch. 3). Strings only, so no reference cycles: the type needs no GC support.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *key;  /* the comparison key: the name, ASCII letters lower-cased */
+    PyObject *name; /* the name exactly as written */
+} StateObject;
+
+static PyTypeObject StateType;
+
+/* Set by configure(); see doikit._doi. */
+static PyObject *quick;      /* _present._QUICK: the compiled pattern's match() */
+static PyObject *parse_rest; /* _present.parse_rest(text, match) -> name */
+static PyObject *fold;       /* _syntax.fold(name) -> key */
+static PyObject *as_text;    /* _doi._as_text(value) -> str, or TypeError */
+static PyObject *name_group; /* 2: the group of _QUICK that holds a plain name */
+
+/* The key of an ASCII name: a new reference (the name itself when it has no capital). */
+static PyObject *
+ascii_key(PyObject *name)
+{
+    Py_ssize_t length = PyUnicode_GET_LENGTH(name);
+    const Py_UCS1 *from = PyUnicode_1BYTE_DATA(name);
+    Py_ssize_t at = 0;
+    while (at < length && (from[at] < 'A' || from[at] > 'Z')) {
+        at++;
+    }
+    if (at == length) {
+        return Py_NewRef(name);
+    }
+    PyObject *key = PyUnicode_New(length, 127);
+    if (key == NULL) {
+        return NULL;
+    }
+    Py_UCS1 *to = PyUnicode_1BYTE_DATA(key);
+    memcpy(to, from, (size_t)at);
+    for (; at < length; at++) {
+        Py_UCS1 c = from[at];
+        to[at] = (c >= 'A' && c <= 'Z') ? (Py_UCS1)(c + ('a' - 'A')) : c;
+    }
+    return key;
+}
+
+/* The key of any name: a new reference. */
+static PyObject *
+key_of(PyObject *name)
+{
+    if (PyUnicode_IS_ASCII(name)) {
+        return ascii_key(name);
+    }
+    return PyObject_CallOneArg(fold, name);
+}
+
+/* A new instance of *type* holding *name* (a reference this steals) and its *key*
+ * (stolen too); NULL with both released when anything fails. */
+static PyObject *
+build(PyTypeObject *type, PyObject *name, PyObject *key)
+{
+    if (name == NULL || key == NULL) {
+        Py_XDECREF(name);
+        Py_XDECREF(key);
+        return NULL;
+    }
+    StateObject *self = (StateObject *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        Py_DECREF(name);
+        Py_DECREF(key);
+        return NULL;
+    }
+    self->name = name;
+    self->key = key;
+    return (PyObject *)self;
+}
+
+static int
+configured(void)
+{
+    if (quick == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "doikit._speedups is used before doikit._doi configured it");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *
+state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (!configured()) {
+        return NULL;
+    }
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", type->tp_name);
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(args) != 1) {
+        PyErr_Format(PyExc_TypeError, "%s() takes exactly one argument (%zd given)",
+                     type->tp_name, PyTuple_GET_SIZE(args));
+        return NULL;
+    }
+    PyObject *text = PyTuple_GET_ITEM(args, 0);
+    if (PyUnicode_CheckExact(text)) {
+        Py_INCREF(text);
+    }
+    else {
+        text = PyObject_CallOneArg(as_text, text);
+        if (text == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *match = PyObject_CallOneArg(quick, text);
+    if (match == NULL) {
+        Py_DECREF(text);
+        return NULL;
+    }
+    if (match != Py_None) {
+        /* As in DOIState.__init__: a plain name (group 2) without escapes is the name. */
+        PyObject *name = PyObject_GetItem(match, name_group);
+        if (name == NULL) {
+            Py_DECREF(match);
+            Py_DECREF(text);
+            return NULL;
+        }
+        if (name != Py_None) {
+            Py_ssize_t percent =
+                PyUnicode_FindChar(name, '%', 0, PyUnicode_GET_LENGTH(name), 1);
+            if (percent == -1) {
+                Py_DECREF(match);
+                Py_DECREF(text);
+                return build(type, name, key_of(name));
+            }
+            if (percent == -2) {
+                Py_DECREF(name);
+                Py_DECREF(match);
+                Py_DECREF(text);
+                return NULL;
+            }
+        }
+        Py_DECREF(name);
+    }
+    PyObject *name = PyObject_CallFunctionObjArgs(parse_rest, text, match, NULL);
+    Py_DECREF(match);
+    Py_DECREF(text);
+    if (name == NULL) {
+        return NULL;
+    }
+    return build(type, name, key_of(name));
+}
+
+static PyObject *
+state_known(PyObject *cls, PyObject *name)
+{
+    if (!configured()) {
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(name)) {
+        PyErr_Format(PyExc_TypeError, "_known() takes a str, not %.100s",
+                     Py_TYPE(name)->tp_name);
+        return NULL;
+    }
+    return build((PyTypeObject *)cls, Py_NewRef(name), key_of(name));
+}
+
+static void
+state_dealloc(StateObject *self)
+{
+    Py_XDECREF(self->key);
+    Py_XDECREF(self->name);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+state_str(StateObject *self)
+{
+    return Py_NewRef(self->name);
+}
+
+static Py_hash_t
+state_hash(StateObject *self)
+{
+    return PyObject_Hash(self->key);
+}
+
+static PyObject *
+state_richcompare(PyObject *self, PyObject *other, int op)
+{
+    if (!PyObject_TypeCheck(self, &StateType) || !PyObject_TypeCheck(other, &StateType)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return PyObject_RichCompare(((StateObject *)self)->key, ((StateObject *)other)->key, op);
+}
+
+static PyMemberDef state_members[] = {
+    {"key", T_OBJECT_EX, offsetof(StateObject, key), READONLY,
+     PyDoc_STR("The comparison key: the name with ASCII letters lower-cased, nothing else.")},
+    /* The names of DOIState's slots, which the methods of DOI read. */
+    {"_DOI__key", T_OBJECT_EX, offsetof(StateObject, key), READONLY, NULL},
+    {"_DOI__name", T_OBJECT_EX, offsetof(StateObject, name), READONLY, NULL},
+    {NULL},
+};
+
+static PyMethodDef state_methods[] = {
+    {"_known", (PyCFunction)state_known, METH_O | METH_CLASS,
+     PyDoc_STR("The value for a name the caller has checked is valid (internal).")},
+    {NULL},
+};
+
+static PyTypeObject StateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "doikit._speedups.DOIState",
+    .tp_doc = PyDoc_STR("The state and identity of a DOI value (doikit._doi.DOIState, in C)."),
+    .tp_basicsize = sizeof(StateObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_new = state_new,
+    .tp_dealloc = (destructor)state_dealloc,
+    .tp_str = (reprfunc)state_str,
+    .tp_hash = (hashfunc)state_hash,
+    .tp_richcompare = state_richcompare,
+    .tp_members = state_members,
+    .tp_methods = state_methods,
+};
+
+static PyObject *
+configure(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *quick_, *parse_rest_, *fold_, *as_text_;
+    if (!PyArg_ParseTuple(args, "OOOO:configure", &quick_, &parse_rest_, &fold_, &as_text_)) {
+        return NULL;
+    }
+    Py_XSETREF(quick, Py_NewRef(quick_));
+    Py_XSETREF(parse_rest, Py_NewRef(parse_rest_));
+    Py_XSETREF(fold, Py_NewRef(fold_));
+    Py_XSETREF(as_text, Py_NewRef(as_text_));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", configure, METH_VARARGS,
+     PyDoc_STR("configure(quick, parse_rest, fold, as_text): the Python parts (internal).")},
+    {NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "doikit._speedups",
+    .m_doc = PyDoc_STR("The optional C accelerator of doikit.DOI; see doikit._doi."),
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    if (PyType_Ready(&StateType) < 0) {
+        return NULL;
+    }
+    name_group = PyLong_FromLong(2);
+    if (name_group == NULL) {
+        return NULL;
+    }
+    PyObject *self = PyModule_Create(&module);
+    if (self == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(self, "DOIState", (PyObject *)&StateType) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return self;
+}

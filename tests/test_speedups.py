@@ -1,0 +1,230 @@
+"""The optional C accelerator (src/doikit/_speedups.c) against its pure-Python reference.
+
+doikit._doi.DOIState is the definition; doikit._speedups.DOIState must behave the same for
+every input: the same name and key, or the same error with the same code, position and
+message. Both are real: the C type is the one `pip install` compiled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import pickle
+import sys
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+import doikit
+from doikit import DOI, InvalidDOI
+from doikit._doi import DOIState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+PURE = os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0")
+
+try:
+    from doikit import _speedups
+except ImportError:  # pragma: no cover - only where no C compiler was at hand
+    if not PURE:
+        pytest.fail(
+            "doikit._speedups did not build (see pip's output). Install a C compiler, or "
+            "set DOIKIT_PURE_PYTHON=1 to test the pure-Python build on purpose.",
+            pytrace=False,
+        )
+    pytest.skip("the pure-Python build, on purpose", allow_module_level=True)
+
+C = _speedups.DOIState
+
+# Text shaped like the presentations, so that most draws reach the quick path, the
+# escapes, the URN forms and the full parser's errors, not only "not a DOI".
+PIECES = st.sampled_from(
+    [
+        "10.",
+        "1000",
+        "1000.10",
+        "/",
+        "182",
+        "ABC",
+        "%2F",
+        "%2f",
+        "%3C",
+        "%3E",
+        "%25",
+        "%",
+        "%E2%80%90",
+        "%FF",
+        "doi:",
+        "DOI: ",
+        "info:doi/",
+        "hdl:",
+        "urn:doi:",
+        ":",
+        "https://doi.org/",
+        "HTTP://DX.DOI.ORG/",
+        "doi.org/",
+        "https://hdl.handle.net/",
+        "?",
+        "#",
+        " ",
+        "\t",
+        "\u00e9",
+        "\u212a",
+        "\u2010",
+        "\u200b",
+        "\U0001f600",
+        "\ud800",
+    ]
+)
+PRESENTATIONS = st.lists(st.one_of(PIECES, st.text(max_size=3)), max_size=8).map("".join)
+
+
+def _outcome(make: Callable[..., object], value: object) -> tuple[object, ...]:
+    try:
+        state = make(value)
+    except InvalidDOI as exc:
+        return ("InvalidDOI", exc.code, exc.position, str(exc), exc.text)
+    except TypeError as exc:
+        return ("TypeError", str(exc))
+    return ("ok", str(state), state.key, type(state.key))  # type: ignore[attr-defined]
+
+
+@given(st.one_of(PRESENTATIONS, st.text()))
+@example("10.1000/182")
+@example("10.1000/ABC")
+@example("https://doi.org/10.1002/(SICI)1097-4258(199906)14:2%3C1::AID-XYZ%3E3.0.CO;2-1")
+@example("https://doi.org/10.1000%2FABC")
+@example("urn:doi:10.123:456ABC%2Fzyz")
+@example("doi:10.1/%")
+@example("10.1000/caf\u00e9")
+@example("  doi:10.1000/182  ")
+@example("")
+def test_same_name_key_or_error_as_the_reference(text: str) -> None:
+    assert _outcome(C, text) == _outcome(DOIState, text)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [DOI("10.1000/ABC"), None, 10, b"10.1000/182", ["10.1000/182"], DOIState("10.1/x")],
+)
+def test_same_answer_for_other_types(value: object) -> None:
+    assert _outcome(C, value) == _outcome(DOIState, value)
+
+
+def test_str_subclass_is_read_as_its_text() -> None:
+    class Text(str):
+        __slots__ = ()
+
+    assert _outcome(C, Text("doi:10.1000/ABC")) == _outcome(DOIState, Text("doi:10.1000/ABC"))
+
+
+@given(st.one_of(PRESENTATIONS, st.text()))
+def test_known_names_agree(name: str) -> None:
+    if not doikit.is_valid(name):
+        return
+    name = doikit.validate(name)
+    fast, reference = C._known(name), DOIState._known(name)
+    assert (str(fast), fast.key) == (str(reference), reference.key)
+
+
+@given(PRESENTATIONS, PRESENTATIONS)
+@example("10.1/A", "10.1/a")
+@example("10.1/a", "10.1/B")
+@example("10.1/\u00c9", "10.1/\u00e9")
+def test_identity_agrees(a: str, b: str) -> None:
+    try:
+        pair_c = (C(a), C(b))
+        pair_py = (DOIState(a), DOIState(b))
+    except InvalidDOI:
+        return
+    _orders_by_key(*pair_c)
+    _orders_by_key(*pair_py)
+    assert (pair_c[0] == pair_c[1]) == (pair_py[0] == pair_py[1])
+
+
+def _orders_by_key(left: Any, right: Any) -> None:
+    assert hash(left) == hash(left.key)
+    assert (left == right) == (left.key == right.key)
+    assert (left != right) == (left.key != right.key)
+    assert (left < right) == (left.key < right.key)
+    assert (left <= right) == (left.key <= right.key)
+    assert (left > right) == (left.key > right.key)
+    assert (left >= right) == (left.key >= right.key)
+
+
+def test_compares_only_with_doi_values() -> None:
+    value: object = C("10.1000/182")
+    assert value != "10.1000/182"
+    assert value.__eq__("10.1000/182") is NotImplemented
+    with pytest.raises(TypeError):
+        _ = value < "10.1000/182"  # type: ignore[operator]
+
+
+def test_read_only() -> None:
+    value = C("10.1000/ABC")
+    with pytest.raises(AttributeError):
+        value.key = "x"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        value._DOI__name = "x"  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        value._DOI__key = "x"  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        del value.key
+    with pytest.raises(AttributeError):
+        value.anything = 1  # type: ignore[attr-defined]
+    assert (str(value), value.key) == ("10.1000/ABC", "10.1000/abc")
+
+
+def test_arguments_are_checked() -> None:
+    with pytest.raises(TypeError, match="exactly one argument"):
+        C()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="exactly one argument"):
+        C("10.1/a", "10.1/b")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="keyword"):
+        C(text="10.1/a")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="takes a str"):
+        C._known(b"10.1/a")  # type: ignore[arg-type]
+
+
+def test_doi_stands_on_the_build_that_was_asked_for() -> None:
+    assert DOI.__mro__[1] is (DOIState if PURE else C)
+    value = DOI("https://doi.org/10.1000/ABC%23x")
+    assert pickle.loads(pickle.dumps(value)) == value  # noqa: S301 - our own data
+    assert isinstance(value, DOI)
+
+
+def test_no_reference_leaks() -> None:
+    # Every path of DOIState.__new__ in C (quick, escapes, URN, errors, other types, keys
+    # through fold()) run many times on new objects: a lost reference per call would keep
+    # thousands of blocks alive; the interpreter's own caches account for a few.
+    texts = [
+        "10.1000/ABC",
+        "10.1000/abc",
+        "https://doi.org/10.1000%2FABC",
+        "urn:doi:10.123:456ABC%2Fzyz",
+        "10.1000/caf\u00e9",
+        "doi:10.1/%",
+        "not a doi",
+        "10.1000/\u200b",
+    ]
+
+    def run() -> None:
+        for _ in range(2000):
+            for text in texts:
+                fresh = text[:1] + text[1:]  # a new object each time
+                for value in (fresh, DOI("10.1000/X" + fresh[-1:].strip("\u200b")), None):
+                    with contextlib.suppress(InvalidDOI, TypeError):
+                        C(value)
+                if doikit.is_valid(fresh):
+                    C._known(doikit.validate(fresh))
+
+    run()
+    gc.collect()
+    before = sys.getallocatedblocks()
+    run()
+    gc.collect()
+    assert sys.getallocatedblocks() - before < 1000
