@@ -9,6 +9,9 @@ back, so that a noisy neighbour's burst hits every candidate alike; the figure i
 of the block ratios. idutils only strips a prefix (and raises AttributeError on the URN and
 ``%2F`` forms it cannot read, which the baseline catches); doikit validates, decodes and
 folds. Targets (issue 2): DOI(s).key >= 0.8x, normalize(s) >= 1.0x.
+
+It measures the build in use: with the C accelerator where it is built, the pure-Python one
+under ``DOIKIT_PURE_PYTHON=1``; the first line says which.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import idutils
 
 import doikit
 from doikit import DOI
+from doikit._doi import ACCELERATED
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -115,12 +119,34 @@ def by_form(inputs: list[str], candidates: dict[str, Callable[[str], object]]) -
         print(f"{form:18} {len(texts) / len(inputs):>6.0%} {cells}")
 
 
+def identity(inputs: list[str]) -> None:
+    """Print what set() and sorted() of DOI values cost against the same of their keys as
+    plain str (best of 5, interleaved): matching datasets spends its time hashing and
+    comparing DOIs."""
+    values = [DOI(text) for text in inputs]
+    keys = [value.key for value in values]
+    for label, work in (("set()", set), ("sorted()", sorted)):
+        best = {"DOI values": float("inf"), "their keys (str)": float("inf")}
+        for _ in range(5):
+            for name, items in (("DOI values", values), ("their keys (str)", keys)):
+                start = time.perf_counter()
+                work(items)
+                best[name] = min(best[name], time.perf_counter() - start)
+        ratio = best["their keys (str)"] / best["DOI values"]
+        print(
+            f"{label:9} of {len(values):,} DOI values: "
+            f"{best['DOI values'] * 1e9 / len(values):,.0f} ns each, "
+            f"x{ratio:.2f} of the same on their keys as str"
+        )
+
+
 def main() -> None:
     """Run the benchmark and print one line per candidate."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--by-form", action="store_true", help="also time each form apart")
+    parser.add_argument("--identity", action="store_true", help="also time set() and sorted()")
     args = parser.parse_args()
     inputs = make_inputs(args.n)
     unreadable = sum(_idutils(text) is None for text in inputs)
@@ -141,8 +167,9 @@ def main() -> None:
             for name, took in times.items():
                 seconds[name] += took
                 ratios[name].append(times["idutils.normalize_doi"] / took)
+    build = "C accelerator" if ACCELERATED else "pure Python"
     print(
-        f"{args.n:,} inputs in blocks of {block:,}, {args.rounds} rounds; "
+        f"build: {build}; {args.n:,} inputs in blocks of {block:,}, {args.rounds} rounds; "
         f"idutils could not read {unreadable:,}"
     )
     for name, spent in seconds.items():
@@ -154,6 +181,8 @@ def main() -> None:
         )
     if args.by_form:
         by_form(inputs[:100_000], candidates)
+    if args.identity:
+        identity(inputs)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -142,7 +143,17 @@ def test_python_dash_m() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "doikit", "--version"], capture_output=True, text=True, check=True
     )
-    assert "doikit" in done.stdout
+    assert done.stdout.startswith("doikit, version ")
+    pure_wanted = os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0")
+    assert ("(pure Python)" if pure_wanted else "(C accelerator)") in done.stdout
+    pure = subprocess.run(
+        [sys.executable, "-m", "doikit", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "DOIKIT_PURE_PYTHON": "1"},
+    )
+    assert "(pure Python)" in pure.stdout
 
 
 def test_extract_files_gzip_stdin_unique_and_json(tmp_path: Path) -> None:

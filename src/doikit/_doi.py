@@ -133,6 +133,9 @@ if TYPE_CHECKING:
 else:
     _Base = _state_type()
 
+#: Whether DOI stands on the C accelerator (``doikit --version`` says which build runs).
+ACCELERATED: Final = _Base is not DOIState
+
 
 @final
 class DOI(_Base):

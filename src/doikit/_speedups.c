@@ -205,7 +205,8 @@ state_richcompare(PyObject *self, PyObject *other, int op)
     if (!PyObject_TypeCheck(self, &StateType) || !PyObject_TypeCheck(other, &StateType)) {
         Py_RETURN_NOTIMPLEMENTED;
     }
-    return PyObject_RichCompare(((StateObject *)self)->key, ((StateObject *)other)->key, op);
+    /* Keys are always exact str: straight to str's comparison. */
+    return PyUnicode_RichCompare(((StateObject *)self)->key, ((StateObject *)other)->key, op);
 }
 
 static PyMemberDef state_members[] = {

@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 import click
 
 from doikit import DOI, Found, FoundShort, InvalidDOI, __version__, find_all, find_short
+from doikit._doi import ACCELERATED
 from doikit._errors import _short
 
 if TYPE_CHECKING:
@@ -104,7 +105,11 @@ def _each(args: tuple[str, ...], *, as_json: bool, handle: Callable[[DOI], dict[
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="doikit")
+@click.version_option(
+    __version__,
+    prog_name="doikit",
+    message=f"%(prog)s, version %(version)s ({'C accelerator' if ACCELERATED else 'pure Python'})",
+)
 def cli() -> None:
     """doikit: DOI names: check, convert, compare and inspect them."""
 
