@@ -17,6 +17,7 @@ under ``DOIKIT_PURE_PYTHON=1``; the first line says which.
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import time
@@ -122,7 +123,7 @@ def by_form(inputs: list[str], candidates: dict[str, Callable[[str], object]]) -
 def identity(inputs: list[str]) -> None:
     """Print what set() and sorted() of DOI values cost against the same of their keys as
     plain str (best of 5, interleaved): matching datasets spends its time hashing and
-    comparing DOIs."""
+    comparing DOIs. Then what a full collection costs with the values alive."""
     values = [DOI(text) for text in inputs]
     keys = [value.key for value in values]
     for label, work in (("set()", set), ("sorted()", sorted)):
@@ -138,6 +139,19 @@ def identity(inputs: list[str]) -> None:
             f"{best['DOI values'] * 1e9 / len(values):,.0f} ns each, "
             f"x{ratio:.2f} of the same on their keys as str"
         )
+    # DOI values hold two strings: the C build keeps them out of the cycle collector.
+    start = time.perf_counter()
+    gc.collect()
+    with_values = time.perf_counter() - start
+    del values
+    gc.collect()
+    start = time.perf_counter()
+    gc.collect()
+    keys_only = time.perf_counter() - start
+    print(
+        f"gc.collect() with the {len(keys):,} DOI values alive: {with_values * 1e3:,.1f} ms "
+        f"(with only their keys: {keys_only * 1e3:,.1f} ms)"
+    )
 
 
 def main() -> None:
@@ -146,7 +160,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--by-form", action="store_true", help="also time each form apart")
-    parser.add_argument("--identity", action="store_true", help="also time set() and sorted()")
+    parser.add_argument("--identity", action="store_true", help="also time set(), sorted(), gc")
     args = parser.parse_args()
     inputs = make_inputs(args.n)
     unreadable = sum(_idutils(text) is None for text in inputs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
 import os
 import pickle
 import sys
@@ -195,6 +196,21 @@ def test_doi_stands_on_the_build_that_was_asked_for() -> None:
     value = DOI("https://doi.org/10.1000/ABC%23x")
     assert pickle.loads(pickle.dumps(value)) == value  # noqa: S301 - our own data
     assert isinstance(value, DOI)
+
+
+def test_signature_is_the_same() -> None:
+    for state in (C, DOIState, DOI):
+        (parameter,) = inspect.signature(state).parameters.values()
+        assert (parameter.name, parameter.kind) == ("text", parameter.POSITIONAL_ONLY)
+
+
+def test_values_stay_out_of_the_cycle_collector() -> None:
+    # Two strings can form no cycle: the collector need not walk a million DOIs in a list.
+    for value in (C("10.1000/182"), C("urn:doi:10.123:456"), C._known("10.1/x")):
+        assert not gc.is_tracked(value)
+    if not PURE:
+        assert not gc.is_tracked(DOI("10.1000/182"))
+        assert not gc.is_tracked(DOI.from_parts(prefix="10.1", suffix="x"))
 
 
 def test_no_reference_leaks() -> None:

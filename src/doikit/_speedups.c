@@ -87,6 +87,13 @@ build(PyTypeObject *type, PyObject *name, PyObject *key)
     }
     self->name = name;
     self->key = key;
+    /* It holds two strings and nothing else, so it can never be part of a reference cycle;
+     * but DOI, a class defined in Python, is a GC type, whose instances are tracked. Not
+     * tracking them keeps the collector from walking millions of DOIs held in a list (as
+     * the interpreter does for tuples of atoms). */
+    if (PyObject_IS_GC((PyObject *)self)) {
+        PyObject_GC_UnTrack(self);
+    }
     return (PyObject *)self;
 }
 
@@ -227,7 +234,8 @@ static PyMethodDef state_methods[] = {
 static PyTypeObject StateType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "doikit._speedups.DOIState",
-    .tp_doc = PyDoc_STR("The state and identity of a DOI value (doikit._doi.DOIState, in C)."),
+    .tp_doc = PyDoc_STR("DOIState(text, /)\n--\n\n"
+                        "The state and identity of a DOI value (doikit._doi.DOIState, in C)."),
     .tp_basicsize = sizeof(StateObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_new = state_new,
