@@ -16,7 +16,13 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h> /* offsetof */
+
+#if PY_VERSION_HEX < 0x030C0000 /* the member constants got public names in 3.12 */
 #include <structmember.h>
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#define Py_READONLY READONLY
+#endif
 
 typedef struct {
     PyObject_HEAD
@@ -217,11 +223,11 @@ state_richcompare(PyObject *self, PyObject *other, int op)
 }
 
 static PyMemberDef state_members[] = {
-    {"key", T_OBJECT_EX, offsetof(StateObject, key), READONLY,
+    {"key", Py_T_OBJECT_EX, offsetof(StateObject, key), Py_READONLY,
      PyDoc_STR("The comparison key: the name with ASCII letters lower-cased, nothing else.")},
     /* The names of DOIState's slots, which the methods of DOI read. */
-    {"_DOI__key", T_OBJECT_EX, offsetof(StateObject, key), READONLY, NULL},
-    {"_DOI__name", T_OBJECT_EX, offsetof(StateObject, name), READONLY, NULL},
+    {"_DOI__key", Py_T_OBJECT_EX, offsetof(StateObject, key), Py_READONLY, NULL},
+    {"_DOI__name", Py_T_OBJECT_EX, offsetof(StateObject, name), Py_READONLY, NULL},
     {NULL},
 };
 
@@ -293,5 +299,10 @@ PyInit__speedups(void)
         Py_DECREF(self);
         return NULL;
     }
+#ifdef Py_GIL_DISABLED
+    /* Safe without the GIL: a value is built from locals, and the Python parts are set
+     * once, by configure(), while doikit._doi is imported. */
+    PyUnstable_Module_SetGIL(self, Py_MOD_GIL_NOT_USED);
+#endif
     return self;
 }
