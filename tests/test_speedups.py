@@ -20,7 +20,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import doikit
-from doikit import DOI, InvalidDOI
+from doikit import DOI, InvalidDOI, _doi, _present
 from doikit._doi import DOIState
 
 if TYPE_CHECKING:
@@ -91,6 +91,8 @@ def _outcome(make: Callable[..., object], value: object) -> tuple[object, ...]:
         return ("InvalidDOI", exc.code, exc.position, str(exc), exc.text)
     except TypeError as exc:
         return ("TypeError", str(exc))
+    if isinstance(state, str):  # parse() and normalize()
+        return ("ok", state, type(state))
     return ("ok", str(state), state.key, type(state.key))  # type: ignore[attr-defined]
 
 
@@ -108,12 +110,25 @@ def test_same_name_key_or_error_as_the_reference(text: str) -> None:
     assert _outcome(C, text) == _outcome(DOIState, text)
 
 
-@pytest.mark.parametrize(
-    "value",
-    [DOI("10.1000/ABC"), None, 10, b"10.1000/182", ["10.1000/182"], DOIState("10.1/x")],
-)
+@given(st.one_of(PRESENTATIONS, st.text()))
+@example("10.1000/ABC")
+@example("https://doi.org/10.1000%2FABC")
+@example("urn:doi:10.123:456ABC%2Fzyz")
+@example("10.1000/caf\u00c9")
+@example("doi:10.1/%")
+def test_parse_and_normalize_agree_with_the_reference(text: str) -> None:
+    assert _outcome(_speedups.parse, text) == _outcome(_present.parse, text)
+    assert _outcome(_speedups.normalize, text) == _outcome(_doi._py_normalize, text)
+
+
+OTHER_TYPES = [DOI("10.1000/ABC"), None, 10, b"10.1000/182", ["10.1000/182"], DOIState("10.1/x")]
+
+
+@pytest.mark.parametrize("value", OTHER_TYPES)
 def test_same_answer_for_other_types(value: object) -> None:
     assert _outcome(C, value) == _outcome(DOIState, value)
+    assert _outcome(_speedups.parse, value) == _outcome(_present.parse, value)
+    assert _outcome(_speedups.normalize, value) == _outcome(_doi._py_normalize, value)
 
 
 def test_str_subclass_is_read_as_its_text() -> None:
@@ -193,6 +208,11 @@ def test_arguments_are_checked() -> None:
 
 def test_doi_stands_on_the_build_that_was_asked_for() -> None:
     assert DOI.__mro__[1] is (DOIState if PURE else C)
+    assert doikit.normalize is (_doi._py_normalize if PURE else _speedups.normalize)
+    assert vars(_doi)["parse"] is (_present.parse if PURE else _speedups.parse)
+    assert doikit.validate("doi:10.1000/ABC") == "10.1000/ABC"
+    assert doikit.is_valid("doi:10.1000/ABC")
+    assert not doikit.is_valid("doi:10.1000")
     value = DOI("https://doi.org/10.1000/ABC%23x")
     assert pickle.loads(pickle.dumps(value)) == value  # noqa: S301 - our own data
     assert isinstance(value, DOI)
@@ -237,6 +257,9 @@ def test_no_reference_leaks() -> None:
                         C(value)
                 if doikit.is_valid(fresh):
                     C._known(doikit.validate(fresh))
+                for function in (_speedups.parse, _speedups.normalize):
+                    with contextlib.suppress(InvalidDOI, TypeError):
+                        function(fresh)
 
     run()
     gc.collect()

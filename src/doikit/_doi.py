@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Final, Self, cast, final
+from typing import TYPE_CHECKING, Final, Self, final
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 from doikit._errors import InvalidDOI
 from doikit._present import (
@@ -115,26 +118,27 @@ def _as_text(value: object) -> str:
     raise TypeError(msg)
 
 
-def _state_type() -> type[DOIState]:
-    """The C accelerator's DOIState when it is built and wanted, else the Python one."""
+def _accelerator() -> ModuleType | None:
+    """The C accelerator when it is built and wanted, else None (pure Python)."""
     try:
         from doikit import _speedups  # noqa: PLC0415
     except ImportError:
-        return DOIState
+        return None
     # Configured even when not wanted, so that the tests can hold the two to each other.
     _speedups.configure(_QUICK, parse_rest, fold, _as_text)
     if os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0"):
-        return DOIState
-    return cast("type[DOIState]", _speedups.DOIState)  # the same behaviour, in C
+        return None
+    return _speedups
 
 
+_SPEEDUPS: Final = _accelerator()
 if TYPE_CHECKING:
     _Base = DOIState
 else:
-    _Base = _state_type()
+    _Base = DOIState if _SPEEDUPS is None else _SPEEDUPS.DOIState  # the same, in C
 
 #: Whether DOI stands on the C accelerator (``doikit --version`` says which build runs).
-ACCELERATED: Final = _Base is not DOIState
+ACCELERATED: Final = _SPEEDUPS is not None
 
 
 @final
@@ -310,3 +314,12 @@ def normalize(text: str) -> str:
             return name.lower()  # the match is ASCII
     name = parse_rest(text, match)
     return name.lower() if name.isascii() else fold(name)
+
+
+# With the C accelerator, parse() (behind validate() and is_valid()) and normalize() are the
+# same functions without a Python frame: the compiled pattern, then the same Python parser
+# (tests/test_speedups.py holds them to _present.parse and to normalize above).
+_py_normalize: Final = normalize
+if not TYPE_CHECKING and _SPEEDUPS is not None:
+    parse = _SPEEDUPS.parse
+    normalize = _SPEEDUPS.normalize

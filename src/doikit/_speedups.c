@@ -4,7 +4,8 @@
  * type behaves the same (a property test holds the two to each other) and exists for
  * speed: in CPython 3.11, calling a class whose __init__ is Python code costs about as
  * much as parsing the name, and so does a property. Here DOI(text) runs no Python frame
- * for the common presentations, and d.key is a read-only slot.
+ * for the common presentations, and d.key is a read-only slot. Its parse() and
+ * normalize() are doikit's functions of those names without their Python frame.
  *
  * The parsing rules are not written here twice. The common presentations are decided by
  * the compiled pattern of doikit._present (_QUICK), which this module calls; everything
@@ -114,6 +115,42 @@ configured(void)
     return 1;
 }
 
+/* The bare name in *text* (a new reference), as doikit._present.parse reads it: a plain
+ * name that the compiled pattern decides whole (group 2, no escapes) is the name; anything
+ * else goes to the Python parser, which raises InvalidDOI where it is no DOI. */
+static PyObject *
+parse_name(PyObject *text)
+{
+    PyObject *match = PyObject_CallOneArg(quick, text);
+    if (match == NULL) {
+        return NULL;
+    }
+    if (match != Py_None) {
+        PyObject *name = PyObject_GetItem(match, name_group);
+        if (name == NULL) {
+            Py_DECREF(match);
+            return NULL;
+        }
+        if (name != Py_None) {
+            Py_ssize_t percent =
+                PyUnicode_FindChar(name, '%', 0, PyUnicode_GET_LENGTH(name), 1);
+            if (percent == -1) {
+                Py_DECREF(match);
+                return name;
+            }
+            if (percent == -2) {
+                Py_DECREF(name);
+                Py_DECREF(match);
+                return NULL;
+            }
+        }
+        Py_DECREF(name);
+    }
+    PyObject *name = PyObject_CallFunctionObjArgs(parse_rest, text, match, NULL);
+    Py_DECREF(match);
+    return name;
+}
+
 static PyObject *
 state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
@@ -139,38 +176,7 @@ state_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
             return NULL;
         }
     }
-    PyObject *match = PyObject_CallOneArg(quick, text);
-    if (match == NULL) {
-        Py_DECREF(text);
-        return NULL;
-    }
-    if (match != Py_None) {
-        /* As in DOIState.__init__: a plain name (group 2) without escapes is the name. */
-        PyObject *name = PyObject_GetItem(match, name_group);
-        if (name == NULL) {
-            Py_DECREF(match);
-            Py_DECREF(text);
-            return NULL;
-        }
-        if (name != Py_None) {
-            Py_ssize_t percent =
-                PyUnicode_FindChar(name, '%', 0, PyUnicode_GET_LENGTH(name), 1);
-            if (percent == -1) {
-                Py_DECREF(match);
-                Py_DECREF(text);
-                return build(type, name, key_of(name));
-            }
-            if (percent == -2) {
-                Py_DECREF(name);
-                Py_DECREF(match);
-                Py_DECREF(text);
-                return NULL;
-            }
-        }
-        Py_DECREF(name);
-    }
-    PyObject *name = PyObject_CallFunctionObjArgs(parse_rest, text, match, NULL);
-    Py_DECREF(match);
+    PyObject *name = parse_name(text);
     Py_DECREF(text);
     if (name == NULL) {
         return NULL;
@@ -267,7 +273,41 @@ configure(PyObject *Py_UNUSED(module), PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+module_parse(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!configured()) {
+        return NULL;
+    }
+    return parse_name(text);
+}
+
+static PyObject *
+module_normalize(PyObject *Py_UNUSED(module), PyObject *text)
+{
+    if (!configured()) {
+        return NULL;
+    }
+    PyObject *name = parse_name(text);
+    if (name == NULL) {
+        return NULL;
+    }
+    PyObject *key = key_of(name);
+    Py_DECREF(name);
+    return key;
+}
+
 static PyMethodDef module_methods[] = {
+    {"parse", module_parse, METH_O,
+     PyDoc_STR("parse(text, /)\n--\n\n"
+               "Read a DOI name from any presentation and return it, bare.\n\n"
+               ":raises InvalidDOI: with the position in *text* of the fault.")},
+    {"normalize", module_normalize, METH_O,
+     PyDoc_STR("normalize(text, /)\n--\n\n"
+               "The comparison key of the DOI name in *text*: bare, ASCII letters "
+               "lower-cased.\n\n"
+               "Two texts name the same DOI exactly when their keys are equal.\n\n"
+               ":raises InvalidDOI: when it is not a DOI name.")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text): the Python parts (internal).")},
     {NULL},
