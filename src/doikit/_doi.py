@@ -65,7 +65,7 @@ class DOIState:
     @classmethod
     def _known(cls, name: str) -> Self:
         """The value for *name*, which the caller has checked is a valid bare name."""
-        self = object.__new__(cls)
+        self = _new_state(cls)
         self._DOI__name = name
         self._DOI__key = name.lower() if name.isascii() else fold(name)
         return self
@@ -109,6 +109,9 @@ class DOIState:
         if not isinstance(other, DOIState):
             return NotImplemented
         return self._DOI__key >= other._DOI__key
+
+
+_new_state = object.__new__
 
 
 def _as_text(value: object) -> str:
