@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import on_a_terminal
+from doikit._doi import PURE_PYTHON_WANTED
 
 EXE = shutil.which("doikit", path=str(Path(sys.executable).parent))
 
@@ -144,8 +145,7 @@ def test_python_dash_m() -> None:
         [sys.executable, "-m", "doikit", "--version"], capture_output=True, text=True, check=True
     )
     assert done.stdout.startswith("doikit, version ")
-    pure_wanted = os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0")
-    assert ("(pure Python)" if pure_wanted else "(C accelerator)") in done.stdout
+    assert ("(pure Python)" if PURE_PYTHON_WANTED else "(C accelerator)") in done.stdout
     pure = subprocess.run(
         [sys.executable, "-m", "doikit", "--version"],
         capture_output=True,

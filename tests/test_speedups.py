@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
-import os
 import pickle
 import sys
 from typing import TYPE_CHECKING, Any
@@ -26,7 +25,7 @@ from doikit._doi import DOIState
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-PURE = os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0")
+PURE = _doi.PURE_PYTHON_WANTED
 
 try:
     from doikit import _speedups

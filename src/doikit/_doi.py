@@ -121,6 +121,10 @@ def _as_text(value: object) -> str:
     raise TypeError(msg)
 
 
+#: Whether the environment asks for the pure-Python build (``DOIKIT_PURE_PYTHON=1``).
+PURE_PYTHON_WANTED: Final = os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0")
+
+
 def _accelerator() -> ModuleType | None:
     """The C accelerator when it is built and wanted, else None (pure Python)."""
     try:
@@ -129,7 +133,7 @@ def _accelerator() -> ModuleType | None:
         return None
     # Configured even when not wanted, so that the tests can hold the two to each other.
     _speedups.configure(_QUICK, parse_rest, fold, _as_text)
-    if os.environ.get("DOIKIT_PURE_PYTHON", "") not in ("", "0"):
+    if PURE_PYTHON_WANTED:
         return None
     return _speedups
 
