@@ -28,7 +28,7 @@ import idutils
 
 import doikit
 from doikit import DOI
-from doikit._doi import ACCELERATED
+from doikit._doi import BUILD
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -206,9 +206,8 @@ def main() -> None:
             for name, took in times.items():
                 seconds[name] += took
                 ratios[name].append(times["idutils.normalize_doi"] / took)
-    build = "C accelerator" if ACCELERATED else "pure Python"
     print(
-        f"build: {build}; {args.n:,} inputs in blocks of {block:,}, {args.rounds} rounds; "
+        f"build: {BUILD}; {args.n:,} inputs in blocks of {block:,}, {args.rounds} rounds; "
         f"idutils could not read {unreadable:,}"
     )
     for name, spent in seconds.items():

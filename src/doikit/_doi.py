@@ -144,8 +144,9 @@ if TYPE_CHECKING:
 else:
     _Base = DOIState if _SPEEDUPS is None else _SPEEDUPS.DOIState  # the same, in C
 
-#: Whether DOI stands on the C accelerator (``doikit --version`` says which build runs).
+#: Whether DOI stands on the C accelerator, and the build's name (``doikit --version``).
 ACCELERATED: Final = _SPEEDUPS is not None
+BUILD: Final = "C accelerator" if ACCELERATED else "pure Python"
 
 
 @final

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 import click
 
 from doikit import DOI, Found, FoundShort, InvalidDOI, __version__, find_all, find_short
-from doikit._doi import ACCELERATED
+from doikit._doi import BUILD
 from doikit._errors import _short
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def _each(args: tuple[str, ...], *, as_json: bool, handle: Callable[[DOI], dict[
 @click.version_option(
     __version__,
     prog_name="doikit",
-    message=f"%(prog)s, version %(version)s ({'C accelerator' if ACCELERATED else 'pure Python'})",
+    message=f"%(prog)s, version %(version)s ({BUILD})",
 )
 def cli() -> None:
     """doikit: DOI names: check, convert, compare and inspect them."""
