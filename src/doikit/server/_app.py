@@ -450,10 +450,9 @@ class DoikitApp:
             return page(_pages.bad_request(str(exc)), 400)
         if not name:
             return await self.home(request)
-        stored = await self.store.get(fold(name))
-        if stored is None:
+        record = await self._public_record(name)
+        if record is None:
             return page(_pages.not_found(name), 404)
-        record = HandleRecord(stored.name, values_from_json(json.loads(stored.values_json)))
         if not present(params, "ignore_aliases") and record.first("HS_ALIAS") is not None:
             return await self._alias(record, request)
         action = (values_of(params, "action") or ["redirect"])[0]
@@ -476,6 +475,16 @@ class DoikitApp:
             _pages.redirect(location), chosen.status, headers, media_type="text/html; charset=utf-8"
         )
 
+    async def _public_record(self, name: str) -> HandleRecord | None:
+        """The record of *name* as the public may see it: only values with public read
+        permission. Every proxy route reads records through here, so no route can show,
+        redirect to or follow a value its permissions keep private."""
+        stored = await self.store.get(fold(name))
+        if stored is None:
+            return None
+        values = values_from_json(json.loads(stored.values_json))
+        return HandleRecord(stored.name, tuple(v for v in values if v.public_read))
+
     async def _alias(self, record: HandleRecord, request: Request) -> Response:
         """A 301 to the end of the HS_ALIAS chain, within :data:`MAX_ALIAS_HOPS`."""
         seen = {fold(record.handle)}
@@ -490,11 +499,11 @@ class DoikitApp:
                     _pages.error("Alias loop", f"{record.handle} is an alias in a loop."), 508
                 )
             seen.add(fold(name))
-            stored = await self.store.get(fold(name))
-            if stored is None:
+            found = await self._public_record(name)
+            if found is None:
                 target = HandleRecord(name, ())
                 break
-            target = HandleRecord(stored.name, values_from_json(json.loads(stored.values_json)))
+            target = found
         else:
             return page(
                 _pages.error("Alias chain too long", f"more than {MAX_ALIAS_HOPS} hops"), 508

@@ -35,7 +35,7 @@ _PLAIN_URL: Final = re.compile(r"[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~]+")
 _URL_TYPE: Final = re.compile(r'"type":"(?i:url)"', re.ASCII)
 _STRING_DATA: Final = ',"data":{"format":"string","value":"'
 _DECODER: Final = json.JSONDecoder()
-_TTL: Final = re.compile(r'\}(?:,"permissions":"[01]{4}")?,"ttl":([0-9]+)[,}]', re.ASCII)
+_TTL: Final = re.compile(r'\},"ttl":([0-9]+)[,}]', re.ASCII)
 
 
 def _first_url(text: str) -> tuple[str, int] | None:
@@ -110,8 +110,9 @@ class FastPaths:
         # The values are doikit's own canonical JSON (values_to_json), where a quote inside a
         # string is always escaped: these patterns can only match real keys.
         text = stored.values_json
-        if _DETOUR.search(text):
-            return False  # the full route follows aliases and chooses locations
+        if _DETOUR.search(text) or '"permissions":' in text:
+            # The full route follows aliases, chooses locations and hides private values.
+            return False
         found = _first_url(text)
         if found is None:
             return False
