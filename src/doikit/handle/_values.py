@@ -19,7 +19,7 @@ import binascii
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, TypeAlias
 
 from doikit._errors import DOIError
@@ -37,6 +37,19 @@ _BINARY_CONTROLS: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 JSON: TypeAlias = Any
 """A value as :func:`json.loads` returns it."""
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+#: The range of a Handle protocol integer (index, TTL): a signed 32-bit int, as HANDLE.NET.
+MAX_INT: Final = 2**31 - 1
+# Timestamps as seconds: years 1 to 9999, what an ISO-8601 time can say.
+_MIN_TIMESTAMP: Final = -62135596800
+_MAX_TIMESTAMP: Final = 253402300799
+# Numbers in a value longer than this are refused before Python converts them (a 4,300-digit
+# integer is a ValueError in CPython, a long one costs quadratic time).
+_MAX_DIGITS: Final = 24
+_NUMERIC_STRING: Final = re.compile(r"-?[0-9]{1,19}", re.ASCII)
+# Where a JSON text may hold a lone surrogate: only through a \uD800-\uDFFF escape.
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class HandleFormatError(DOIError, ValueError):
@@ -186,10 +199,19 @@ def filter_values(
 def format_time(seconds: int) -> str:
     """An ISO-8601 UTC time without fractions, as the REST API writes timestamps.
 
-    >>> format_time(1092167399)
-    '2004-08-10T19:49:59Z'
+    Years before 1000 keep four digits (the "zero time" some systems write is year 1).
+
+    >>> format_time(1092167399), format_time(-62135596800)
+    ('2004-08-10T19:49:59Z', '0001-01-01T00:00:00Z')
     """
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _iso(_EPOCH + timedelta(seconds=seconds))
+
+
+def _iso(moment: datetime) -> str:
+    """*moment* in UTC as ``YYYY-MM-DDTHH:MM:SSZ`` (``strftime("%Y")`` drops the leading
+    zeros of years before 1000 on some platforms; ``isoformat`` never does)."""
+    utc = moment.astimezone(UTC).replace(microsecond=0, tzinfo=None)
+    return utc.isoformat() + "Z"
 
 
 def data_to_json(data: Data) -> dict[str, JSON]:
@@ -219,7 +241,7 @@ def value_to_json(value: HandleValue) -> dict[str, JSON]:
     if value.permissions != DEFAULT_PERMISSIONS:
         out["permissions"] = value.permissions
     ttl = value.ttl
-    out["ttl"] = ttl if isinstance(ttl, int) else ttl.strftime("%Y-%m-%dT%H:%M:%SZ")
+    out["ttl"] = ttl if isinstance(ttl, int) else _iso(ttl)
     if value.timestamp:
         out["timestamp"] = format_time(value.timestamp)
     if value.references:
@@ -235,9 +257,86 @@ def values_to_json(values: tuple[HandleValue, ...]) -> str:
 # --- decoding -------------------------------------------------------------------------------
 
 
-def _int(obj: JSON, where: str) -> int:
+def _int(obj: JSON, where: str, low: int = -MAX_INT - 1, high: int = MAX_INT) -> int:
+    """An integer field: a JSON number, or a numeric string as HANDLE.NET's codec reads one
+    (``"index":"200"``, what Handle clients send); within *low* to *high*."""
+    if isinstance(obj, str) and _NUMERIC_STRING.fullmatch(obj):
+        obj = int(obj)
     if isinstance(obj, bool) or not isinstance(obj, int):
-        raise HandleFormatError(where, f"must be an integer, not {obj!r}")
+        raise HandleFormatError(where, f"must be an integer, not {_short(obj)}")
+    if not low <= obj <= high:
+        raise HandleFormatError(where, f"must be {low} to {high}, not {obj}")
+    return obj
+
+
+def _short(obj: JSON) -> str:
+    """A value for an error message, cut to a readable length."""
+    text = repr(obj)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _big_number(text: str) -> int:
+    if len(text) > _MAX_DIGITS:
+        raise HandleFormatError("", f"a number of {len(text)} digits is too long")
+    return int(text)
+
+
+def _no_constant(name: str) -> float:
+    raise HandleFormatError("", f"{name} is not a JSON number")
+
+
+def _check_text(obj: JSON, where: str) -> None:
+    """Refuse a string holding a lone surrogate (it has no UTF-8 form: no store can keep it)."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise HandleFormatError(
+                where, f"U+{ord(obj[exc.start]):04X} at position {exc.start} is a lone surrogate"
+            ) from None
+    elif isinstance(obj, dict):
+        for key, item in obj.items():
+            _check_text(key, where)
+            _check_text(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(obj, list):
+        for i, item in enumerate(obj):
+            _check_text(item, f"{where}[{i}]")
+
+
+def loads(data: bytes | str) -> JSON:
+    """JSON as a Handle server must read it from anyone: a BOM skipped, UTF-8 strictly, and
+    nothing a store cannot keep or Python cannot hold — no NaN or Infinity, no number of more
+    than 24 digits, no lone surrogate, no nesting deeper than the interpreter's stack.
+
+    The one reader of untrusted JSON for the server (bodies, deposit lines) and the deposit
+    client, so all of them refuse the same things with the same messages.
+
+    >>> loads(b'\\xef\\xbb\\xbf{"index": "1"}')
+    {'index': '1'}
+    >>> loads('{"v": "\\ud83d"}')
+    Traceback (most recent call last):
+      ...
+    doikit.handle._values.HandleFormatError: v: U+D83D at position 0 is a lone surrogate
+
+    :raises HandleFormatError: saying what is wrong and, for syntax, where.
+    """
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise HandleFormatError("", f"not UTF-8 at byte {exc.start}") from None
+    else:
+        text = data
+    text = text.removeprefix("\ufeff")
+    try:
+        obj = json.loads(text, parse_int=_big_number, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise HandleFormatError("", f"not JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise HandleFormatError("", "not JSON a server can read: nested too deep") from None
+    # A lone surrogate comes in through an escape, or raw in a str read with surrogateescape.
+    if _SURROGATE_ESCAPE.search(text) or (not isinstance(data, bytes) and not text.isascii()):
+        _check_text(obj, "")
     return obj
 
 
@@ -332,24 +431,22 @@ def value_from_json(obj: JSON, *, where: str = "value") -> HandleValue:
     """
     if not isinstance(obj, dict):
         raise HandleFormatError(where, f"must be an object, not {obj!r}")
-    index = _int(obj.get("index"), f"{where}.index")
+    index = _int(obj.get("index"), f"{where}.index", 0)
     type_ = _str(obj.get("type"), f"{where}.type")
     if "data" not in obj:
         raise HandleFormatError(where, "has no 'data'")
     data = data_from_json(obj["data"], f"{where}.data")
     ttl_obj = obj.get("ttl", DEFAULT_TTL)
     ttl: int | datetime
-    if isinstance(ttl_obj, str):
+    if isinstance(ttl_obj, str) and not _NUMERIC_STRING.fullmatch(ttl_obj):
         ttl = parse_time(ttl_obj, f"{where}.ttl")
     else:
-        ttl = _int(ttl_obj, f"{where}.ttl")
-        if ttl < 0:
-            raise HandleFormatError(f"{where}.ttl", f"must not be negative, not {ttl}")
+        ttl = _int(ttl_obj, f"{where}.ttl", 0)
     stamp = obj.get("timestamp", 0)
     timestamp = (
-        int(parse_time(stamp, f"{where}.timestamp").timestamp())
-        if isinstance(stamp, str)
-        else _int(stamp, f"{where}.timestamp")
+        int((parse_time(stamp, f"{where}.timestamp") - _EPOCH).total_seconds())
+        if isinstance(stamp, str) and not _NUMERIC_STRING.fullmatch(stamp)
+        else _int(stamp, f"{where}.timestamp", _MIN_TIMESTAMP, _MAX_TIMESTAMP)
     )
     permissions = obj.get("permissions", DEFAULT_PERMISSIONS)
     if permissions == "*":
