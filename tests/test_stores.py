@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING
 
 import pytest
 
 from doikit import DOI
-from doikit.server import PutResult, Row, Store, StoreError, open_store
+from doikit.server import Row, Store, StoreError, open_store
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -31,23 +32,50 @@ def row(name: str, values: str = "[]") -> Row:
     return Row(doi.key, str(doi), doi.prefix, values)
 
 
-def test_put_get_replace_delete(store_url: str) -> None:
+def test_swap_creates_replaces_and_deletes_only_what_it_expects(store_url: str) -> None:
     async def body(store: Store) -> None:
         assert await store.get("10.5555/x") is None
-        assert await store.put(row("10.5555/X", "[1]"), overwrite=True) is PutResult.CREATED
+        assert await store.swap("10.5555/x", None, row("10.5555/X", "[1]"))
         got = await store.get("10.5555/x")
         assert got is not None
         assert got.name == "10.5555/X"
         assert got.values_json == "[1]"
-        assert await store.put(row("10.5555/x", "[2]"), overwrite=False) is PutResult.EXISTS
+        # Expecting no record, or other values, changes nothing.
+        assert not await store.swap("10.5555/x", None, row("10.5555/x", "[2]"))
+        assert not await store.swap("10.5555/x", "[9]", row("10.5555/x", "[2]"))
+        assert not await store.swap("10.5555/x", "[9]", None)
         assert (await store.get("10.5555/x")) == got
-        assert await store.put(row("10.5555/x", "[2]"), overwrite=True) is PutResult.REPLACED
+        assert await store.swap("10.5555/x", "[1]", row("10.5555/x", "[2]"))
         replaced = await store.get("10.5555/x")
         assert replaced is not None
-        assert replaced.name == "10.5555/x"
-        assert await store.delete("10.5555/x")
-        assert not await store.delete("10.5555/x")
+        assert (replaced.name, replaced.values_json) == ("10.5555/x", "[2]")
+        assert await store.swap("10.5555/x", "[2]", None)
+        assert not await store.swap("10.5555/x", "[2]", None)
         assert await store.get("10.5555/x") is None
+        assert await store.swap("10.5555/x", None, None)  # nothing there, as expected
+
+    run(store_url, body)
+
+
+def test_swap_loses_no_concurrent_change(store_url: str) -> None:
+    # 16 writers each append their mark to one record by read-modify-swap: all 16 stay.
+    async def body(store: Store) -> None:
+        assert await store.swap("10.5555/c", None, row("10.5555/c", "[]"))
+
+        async def writer(n: int) -> None:
+            while True:
+                got = await store.get("10.5555/c")
+                assert got is not None
+                marks = [*json.loads(got.values_json), n]
+                if await store.swap(
+                    "10.5555/c", got.values_json, row("10.5555/c", json.dumps(marks))
+                ):
+                    return
+
+        await asyncio.gather(*(writer(n) for n in range(16)))
+        final = await store.get("10.5555/c")
+        assert final is not None
+        assert sorted(json.loads(final.values_json)) == list(range(16))
 
     run(store_url, body)
 
@@ -103,7 +131,8 @@ def test_concurrent_writers(store_url: str) -> None:
     async def body(store: Store) -> None:
         async def writer(n: int) -> None:
             for i in range(10):
-                await store.put(row(f"10.5555/w{n}-{i}"), overwrite=True)
+                name = f"10.5555/w{n}-{i}"
+                assert await store.swap(DOI(name).key, None, row(name))
 
         await asyncio.gather(*(writer(n) for n in range(32)))
         total, _ = await store.list_names("10.5555", 0, 0)
@@ -114,7 +143,7 @@ def test_concurrent_writers(store_url: str) -> None:
 
 def test_data_survives_reopening(store_url: str) -> None:
     async def write(store: Store) -> None:
-        await store.put(row("10.5555/kept", "[7]"), overwrite=True)
+        assert await store.swap("10.5555/kept", None, row("10.5555/kept", "[7]"))
 
     async def read(store: Store) -> None:
         kept = await store.get("10.5555/kept")

@@ -6,14 +6,16 @@
 Run it with any ASGI server, or with ``doikit serve``.
 """
 
-from doikit.server._app import check_values, create_app, hash_token, new_token
-from doikit.server.stores import PutResult, Row, Store, StoredRecord, StoreError, open_store
+from doikit.server._app import create_app
+from doikit.server._auth import hash_token, new_token
+from doikit.server._writes import check_values
+from doikit.server.stores import Row, Store, StoredRecord, StoreError, StoreUnavailable, open_store
 
 __all__ = [
-    "PutResult",
     "Row",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "StoredRecord",
     "check_values",
     "create_app",

@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from starlette.responses import Response
 
+from doikit._present import url_path
 from doikit._syntax import PercentError, percent_decode
 from doikit.handle import HTTP_STATUS, error_body
 
@@ -53,6 +54,41 @@ def expires(ttl: int) -> str:
 
 class BadPathError(Exception):
     """The request path cannot be read as UTF-8 percent-encoding (a 400, never a 500)."""
+
+
+class Refused(Exception):  # noqa: N818 - a refusal is an answer, not a failure
+    """A request the REST API refuses: raised anywhere in a route, answered in one place
+    (``create_app``'s handler) as a Handle JSON error with this response code.
+
+    The HTTP status follows from the response code (:data:`HTTP_STATUS`) unless given.
+    """
+
+    def __init__(
+        self,
+        response_code: int,
+        message: str | None,
+        status: int | None = None,
+        *,
+        handle: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message or f"response code {response_code}")
+        self.response_code = response_code
+        self.message = message
+        self.status = status
+        self.handle = handle
+        self.headers = headers
+
+
+def raw_after(request: Request, head: bytes) -> bytes | None:
+    """The raw path after *head*, or ``None`` when the client did not write *head* itself.
+
+    Routing matches the decoded path, so ``/api%2Fhandles/x`` reaches the same route as
+    ``/api/handles/x``; a route reads its name from the raw path only through here, never
+    by slicing at a fixed offset.
+    """
+    raw = raw_path(request)
+    return raw[len(head) :] if raw.startswith(head) else None
 
 
 def raw_path(request: Request) -> bytes:
@@ -168,6 +204,17 @@ def page(body: str, status: int = 200, headers: dict[str, str] | None = None) ->
     return Response(body, status, all_headers, media_type=HTML_TYPE)
 
 
+def local_path(name: str) -> str:
+    """The path of *name* on this resolver, ``/`` and the name by the Handbook's rules; a
+    leading ``/`` of the name is escaped, so the path can never read as ``//host``.
+
+    >>> local_path("10.1000/a b"), local_path("/evil.example")
+    ('/10.1000/a%20b', '/%2Fevil.example')
+    """
+    path = url_path(name)
+    return "/" + ("%2F" + path[1:] if path.startswith("/") else path)
+
+
 # RFC 3986 characters a Location may carry as they are; everything else is escaped, so no
 # space, CR, LF, control or non-ASCII character can reach a header.
 _URI_SAFE: Final = "!#$%&'()*+,-./:;=?@[]_~"
@@ -198,6 +245,26 @@ _PLAIN_HTTP_URL: Final = re.compile(
     r"[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
     r"(?:[/?#][!-~]*)?"
 )
+
+
+def append_to_url(url: str, tail: str) -> str | None:
+    """*url* with *tail* appended (the proxy's ``urlappend``), or ``None`` when the tail
+    would change where the URL points: its scheme, host or port (``@evil.example`` after a
+    URL without a path makes the original host a user name).
+
+    >>> append_to_url("https://e.org/a", "?x=1"), append_to_url("https://e.org", "@evil.example")
+    ('https://e.org/a?x=1', None)
+    """
+    joined = url + tail
+    if not tail:
+        return joined
+    try:
+        before, after = urlsplit(url), urlsplit(joined)
+    except ValueError:
+        return None
+    if (before.scheme, before.netloc) != (after.scheme, after.netloc):
+        return None
+    return joined
 
 
 def valid_http_url(text: str) -> str | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from doikit._present import url_path
 from doikit.handle import data_to_json, format_time
+from doikit.server._http import local_path
 
 if TYPE_CHECKING:
     from doikit.handle import HandleRecord
@@ -72,7 +73,7 @@ def not_found(name: str) -> str:
         bare = name.rstrip("/")
         hint = (
             "<p>The name ends with a slash, which is part of the name. Did you mean "
-            f'<a id="without-slash" href="/{escape(url_path(bare))}">{escape(bare)}</a>?</p>'
+            f'<a id="without-slash" href="{escape(local_path(bare))}">{escape(bare)}</a>?</p>'
         )
     return _page(
         "Error: DOI Not Found",

@@ -7,7 +7,8 @@ import os
 
 import uvicorn
 
-from doikit.server._app import create_app, hash_token, new_token
+from doikit.server._app import create_app
+from doikit.server._auth import hash_token, new_token
 from doikit.server.stores import default_store_url, open_store
 
 

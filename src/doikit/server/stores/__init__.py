@@ -13,9 +13,8 @@ decoding and re-encoding it. Tokens are stored as SHA-256 digests only.
 
 from __future__ import annotations
 
-import enum
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Final, NamedTuple, Protocol
 
 
 class StoredRecord(NamedTuple):
@@ -34,16 +33,18 @@ class Row(NamedTuple):
     values_json: str
 
 
-class PutResult(enum.Enum):
-    """What a :meth:`Store.put` did."""
-
-    CREATED = "created"
-    REPLACED = "replaced"
-    EXISTS = "exists"
-
-
 class StoreError(Exception):
     """A store could not be opened or used (bad URL, unreachable server)."""
+
+
+class StoreUnavailable(StoreError):  # noqa: N818 - a state, as asyncio's TimeoutError
+    """The store cannot answer now (server down, connection lost, locked, too slow); the
+    request may succeed later. The server answers 503 with ``Retry-After``."""
+
+
+#: The longest name a store keeps, in UTF-8 bytes. Both stores enforce it: PostgreSQL's
+#: B-tree index takes at most about 2.7 KB per key, and a name is a key.
+MAX_NAME_BYTES: Final = 2048
 
 
 class Store(Protocol):
@@ -60,14 +61,14 @@ class Store(Protocol):
     async def get(self, key: str) -> StoredRecord | None:
         """The record whose comparison key is *key*."""
 
-    async def put(self, row: Row, *, overwrite: bool) -> PutResult:
-        """Create or (with *overwrite*) replace one record, durably."""
+    async def swap(self, key: str, expected: str | None, row: Row | None) -> bool:
+        """Compare and set, durably: make the record under *key* *row* (delete it when
+        ``None``) only if its values JSON is still *expected* (``None``: only if there is
+        no record). Whether it did. Every read-modify-write of one record goes through
+        here, so two writers never lose each other's changes."""
 
     async def put_many(self, rows: list[Row]) -> None:
         """Create or replace many records in one durable transaction."""
-
-    async def delete(self, key: str) -> bool:
-        """Delete a record; whether it existed."""
 
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """How many records the prefix has, and a page of their names in key order."""

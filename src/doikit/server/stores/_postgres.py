@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+from typing import TYPE_CHECKING, Final
+
 import asyncpg
 
-from doikit.server.stores import PutResult, Row, StoredRecord, StoreError
+from doikit.server.stores import Row, StoredRecord, StoreError, StoreUnavailable
 
-# COLLATE "C": keys compare byte by byte, so listing order matches SQLite's and the index
-# serves equality without locale rules.
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+# COLLATE "C": keys compare byte by byte, so listing order matches SQLite's, the index
+# serves equality without locale rules, and a prefix's names are one range of the key.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS handles (
     key TEXT COLLATE "C" PRIMARY KEY,
@@ -15,7 +21,7 @@ CREATE TABLE IF NOT EXISTS handles (
     prefix TEXT COLLATE "C" NOT NULL,
     vals TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS handles_prefix ON handles (prefix, key);
+DROP INDEX IF EXISTS handles_prefix;
 CREATE TABLE IF NOT EXISTS tokens (
     digest TEXT PRIMARY KEY,
     prefixes TEXT NOT NULL,
@@ -28,11 +34,47 @@ UPSERT = (
     " SET name = excluded.name, prefix = excluded.prefix, vals = excluded.vals"
 )
 
+#: No statement runs longer than this on the server, and no call waits longer for a reply
+#: (seconds): a stuck database gives a 503, not a request that never ends.
+STATEMENT_TIMEOUT: Final = 10.0
+CONNECT_TIMEOUT: Final = 5.0
+
+# What says the database cannot answer now (rather than that the request is wrong): lost or
+# refused connections (SQLSTATE class 08), shutdown and cancelled statements (57), lack of
+# resources (53), a database that is gone (3D000), the driver's own connection errors.
+_UNAVAILABLE: Final = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.exceptions.InvalidCatalogNameError,
+    asyncpg.InterfaceError,
+)
+
+
+@contextlib.contextmanager
+def _answering() -> Iterator[None]:
+    """Turn the database's unavailability into :class:`StoreUnavailable`."""
+    try:
+        yield
+    except _UNAVAILABLE as exc:
+        raise StoreUnavailable(f"PostgreSQL: {type(exc).__name__}: {exc}") from exc
+
+
+def _range(prefix: str) -> tuple[str, str]:
+    # The keys of a prefix's names: the folded names start with the prefix and '/', and
+    # '0' is the character after '/'.
+    return prefix + "/", prefix + "0"
+
 
 class PostgresStore:
     """Records in PostgreSQL; see :mod:`doikit.server.stores`."""
 
-    def __init__(self, url: str, *, min_size: int = 2, max_size: int = 16) -> None:
+    # No floor of open connections (min_size 0): connections open as requests need them and
+    # stay while in use, so when PostgreSQL is down nothing reconnects in the background
+    # (asyncpg logs a traceback per attempt) and the server logs one line per incident.
+    def __init__(self, url: str, *, min_size: int = 0, max_size: int = 16) -> None:
         self.url = url
         self._min = min_size
         self._max = max_size
@@ -41,15 +83,23 @@ class PostgresStore:
     async def open(self) -> None:
         """Connect the pool and create the tables."""
         try:
-            self._pool = await asyncpg.create_pool(self.url, min_size=self._min, max_size=self._max)
-        except (OSError, asyncpg.PostgresError) as exc:
+            self._pool = await asyncpg.create_pool(
+                self.url,
+                min_size=self._min,
+                max_size=self._max,
+                timeout=CONNECT_TIMEOUT,
+                command_timeout=STATEMENT_TIMEOUT,
+                server_settings={"statement_timeout": str(int(STATEMENT_TIMEOUT * 1000))},
+            )
+            async with self.pool.acquire() as conn:
+                await conn.execute("SELECT pg_advisory_lock(4242)")
+                try:
+                    await conn.execute(SCHEMA)
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock(4242)")
+        except (*_UNAVAILABLE, asyncpg.PostgresError) as exc:
+            await self.close()
             raise StoreError(f"cannot connect to {self.url}: {exc}") from exc
-        async with self.pool.acquire() as conn:
-            await conn.execute("SELECT pg_advisory_lock(4242)")
-            try:
-                await conn.execute(SCHEMA)
-            finally:
-                await conn.execute("SELECT pg_advisory_unlock(4242)")
 
     async def close(self) -> None:
         """Close the pool."""
@@ -65,55 +115,84 @@ class PostgresStore:
         return self._pool
 
     async def get(self, key: str) -> StoredRecord | None:
-        """A point lookup."""
-        row = await self.pool.fetchrow("SELECT name, vals FROM handles WHERE key = $1", key)
+        """A point lookup. A key PostgreSQL text cannot hold (NUL) names no record."""
+        if "\x00" in key:
+            return None
+        with _answering():
+            row = await self.pool.fetchrow("SELECT name, vals FROM handles WHERE key = $1", key)
         return None if row is None else StoredRecord(row[0], row[1])
 
-    async def put(self, row: Row, *, overwrite: bool) -> PutResult:
-        """Create or replace one record."""
-        if not overwrite:
-            done = await self.pool.fetchval(
-                "INSERT INTO handles VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1",
-                *row,
-            )
-            return PutResult.EXISTS if done is None else PutResult.CREATED
-        inserted = await self.pool.fetchval(UPSERT + " RETURNING (xmax = 0)", *row)
-        return PutResult.CREATED if inserted else PutResult.REPLACED
+    async def swap(self, key: str, expected: str | None, row: Row | None) -> bool:
+        """Compare and set one record: one statement, atomic by itself."""
+        with _answering():
+            if expected is None:
+                if row is None:
+                    return await self.get(key) is None
+                done = await self.pool.fetchval(
+                    "INSERT INTO handles VALUES ($1, $2, $3, $4)"
+                    " ON CONFLICT DO NOTHING RETURNING 1",
+                    *row,
+                )
+                return done is not None
+            if row is None:
+                status = await self.pool.execute(
+                    "DELETE FROM handles WHERE key = $1 AND vals = $2", key, expected
+                )
+            else:
+                status = await self.pool.execute(
+                    "UPDATE handles SET name = $3, prefix = $4, vals = $5"
+                    " WHERE key = $1 AND vals = $2",
+                    key,
+                    expected,
+                    row.name,
+                    row.prefix,
+                    row.values_json,
+                )
+        return not str(status).endswith(" 0")
 
     async def put_many(self, rows: list[Row]) -> None:
         """Create or replace *rows* in one transaction."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.executemany(UPSERT, rows)
-
-    async def delete(self, key: str) -> bool:
-        """Delete one record."""
-        status = await self.pool.execute("DELETE FROM handles WHERE key = $1", key)
-        return bool(status != "DELETE 0")
+        with _answering():
+            async with self.pool.acquire() as conn, conn.transaction():
+                await conn.executemany(UPSERT, rows)
 
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
-        """A page of names under *prefix*, in key order."""
-        async with self.pool.acquire() as conn:
-            total = await conn.fetchval("SELECT count(*) FROM handles WHERE prefix = $1", prefix)
-            rows = await conn.fetch(
-                "SELECT name FROM handles WHERE prefix = $1 ORDER BY key LIMIT $2 OFFSET $3",
-                prefix,
-                limit,
-                offset,
-            )
+        """A page of names under *prefix*, in key order (a range of the primary key)."""
+        low, high = _range(prefix)
+        with _answering():
+            async with self.pool.acquire() as conn:
+                total = await conn.fetchval(
+                    "SELECT count(*) FROM handles WHERE key >= $1 AND key < $2", low, high
+                )
+                rows = await conn.fetch(
+                    "SELECT name FROM handles WHERE key >= $1 AND key < $2"
+                    " ORDER BY key LIMIT $3 OFFSET $4",
+                    low,
+                    high,
+                    limit,
+                    offset,
+                )
         return int(total), [r[0] for r in rows]
 
     async def has_prefix(self, prefix: str) -> bool:
         """Whether a record has *prefix*."""
-        found = await self.pool.fetchval("SELECT 1 FROM handles WHERE prefix = $1 LIMIT 1", prefix)
+        with _answering():
+            found = await self.pool.fetchval(
+                "SELECT 1 FROM handles WHERE key >= $1 AND key < $2 LIMIT 1", *_range(prefix)
+            )
         return found is not None
 
     async def add_token(self, digest: str, prefixes: tuple[str, ...]) -> None:
         """Store a token digest."""
-        await self.pool.execute(
-            "INSERT INTO tokens (digest, prefixes) VALUES ($1, $2)", digest, " ".join(prefixes)
-        )
+        with _answering():
+            await self.pool.execute(
+                "INSERT INTO tokens (digest, prefixes) VALUES ($1, $2)", digest, " ".join(prefixes)
+            )
 
     async def token_prefixes(self, digest: str) -> tuple[str, ...] | None:
         """The prefixes of a token digest."""
-        found = await self.pool.fetchval("SELECT prefixes FROM tokens WHERE digest = $1", digest)
+        with _answering():
+            found = await self.pool.fetchval(
+                "SELECT prefixes FROM tokens WHERE digest = $1", digest
+            )
         return None if found is None else tuple(str(found).split())

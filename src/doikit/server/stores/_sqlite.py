@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
-from doikit.server.stores import PutResult, Row, StoredRecord
+from doikit.server.stores import Row, StoredRecord, StoreUnavailable
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 T = TypeVar("T")
@@ -37,6 +38,16 @@ def _key_range(prefix: str) -> tuple[str, str]:
     return prefix + "/", prefix + "0"
 
 
+@contextlib.contextmanager
+def _answering() -> Iterator[None]:
+    """SQLite's operational errors (locked past the busy timeout, disk full, I/O errors) as
+    :class:`StoreUnavailable`: the request may succeed later."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        raise StoreUnavailable(f"SQLite: {exc}") from exc
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -59,6 +70,8 @@ class SQLiteStore:
         self._reader: sqlite3.Connection | None = None
         self._writer: sqlite3.Connection | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._scans: ThreadPoolExecutor | None = None
+        self._scanner: sqlite3.Connection | None = None
 
     async def open(self) -> None:
         """Open the file (creating it and its tables) with a reader and a writer connection."""
@@ -67,6 +80,7 @@ class SQLiteStore:
         self._writer = await self._write(lambda: _connect(self.path))
         await self._write(lambda: self._w.executescript(SCHEMA))
         self._reader = _connect(self.path)
+        self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="doikit-scan")
 
     async def close(self) -> None:
         """Close both connections and the writer thread."""
@@ -79,6 +93,13 @@ class SQLiteStore:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if self._scans is not None:
+            scanner = self._scanner
+            if scanner is not None:
+                self._scans.submit(scanner.close).result()
+            self._scans.shutdown()
+            self._scans = None
+            self._scanner = None
 
     @property
     def _r(self) -> sqlite3.Connection:
@@ -95,30 +116,49 @@ class SQLiteStore:
     async def _write(self, work: Callable[[], T]) -> T:
         if self._pool is None:
             raise RuntimeError("the store is not open")
-        return await asyncio.get_running_loop().run_in_executor(self._pool, work)
+        with _answering():
+            return await asyncio.get_running_loop().run_in_executor(self._pool, work)
+
+    async def _scan(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read that may visit many rows (counts, pages, searches) on a thread with
+        its own connection, so the event loop keeps answering meanwhile."""
+        if self._scans is None:
+            raise RuntimeError("the store is not open")
+
+        def run() -> T:
+            if self._scanner is None:
+                self._scanner = _connect(self.path)
+            return work(self._scanner)
+
+        with _answering():
+            return await asyncio.get_running_loop().run_in_executor(self._scans, run)
 
     async def get(self, key: str) -> StoredRecord | None:
         """A point lookup, run on the loop: it takes microseconds."""
-        row = self._r.execute("SELECT name, vals FROM handles WHERE key = ?", (key,)).fetchone()
+        with _answering():
+            row = self._r.execute("SELECT name, vals FROM handles WHERE key = ?", (key,)).fetchone()
         return None if row is None else StoredRecord(row[0], row[1])
 
-    async def put(self, row: Row, *, overwrite: bool) -> PutResult:
-        """Create or replace one record in its own transaction."""
+    async def swap(self, key: str, expected: str | None, row: Row | None) -> bool:
+        """Compare and set one record in its own transaction."""
 
-        def work() -> PutResult:
+        def work() -> bool:
             conn = self._w
             conn.execute("BEGIN IMMEDIATE")
             try:
-                exists = conn.execute("SELECT 1 FROM handles WHERE key = ?", (row.key,)).fetchone()
-                if exists and not overwrite:
+                found = conn.execute("SELECT vals FROM handles WHERE key = ?", (key,)).fetchone()
+                if (None if found is None else found[0]) != expected:
                     conn.execute("ROLLBACK")
-                    return PutResult.EXISTS
-                conn.execute("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", row)
+                    return False
+                if row is None:
+                    conn.execute("DELETE FROM handles WHERE key = ?", (key,))
+                else:
+                    conn.execute("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", row)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            return PutResult.REPLACED if exists else PutResult.CREATED
+            return True
 
         return await self._write(work)
 
@@ -137,31 +177,28 @@ class SQLiteStore:
 
         await self._write(work)
 
-    async def delete(self, key: str) -> bool:
-        """Delete one record."""
-        cursor = await self._write(
-            lambda: self._w.execute("DELETE FROM handles WHERE key = ?", (key,))
-        )
-        return cursor.rowcount > 0
-
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """A page of names under *prefix*, in key order (a range of the primary key)."""
-        conn = self._r
         low, high = _key_range(prefix)
-        total = conn.execute(
-            "SELECT count(*) FROM handles WHERE key >= ? AND key < ?", (low, high)
-        ).fetchone()[0]
-        rows = conn.execute(
-            "SELECT name FROM handles WHERE key >= ? AND key < ? ORDER BY key LIMIT ? OFFSET ?",
-            (low, high, limit, offset),
-        ).fetchall()
-        return int(total), [r[0] for r in rows]
+
+        def work(conn: sqlite3.Connection) -> tuple[int, list[str]]:
+            total = conn.execute(
+                "SELECT count(*) FROM handles WHERE key >= ? AND key < ?", (low, high)
+            ).fetchone()[0]
+            rows = conn.execute(
+                "SELECT name FROM handles WHERE key >= ? AND key < ? ORDER BY key LIMIT ? OFFSET ?",
+                (low, high, limit, offset),
+            ).fetchall()
+            return int(total), [r[0] for r in rows]
+
+        return await self._scan(work)
 
     async def has_prefix(self, prefix: str) -> bool:
         """Whether a record has *prefix*."""
-        row = self._r.execute(
-            "SELECT 1 FROM handles WHERE key >= ? AND key < ? LIMIT 1", _key_range(prefix)
-        ).fetchone()
+        with _answering():
+            row = self._r.execute(
+                "SELECT 1 FROM handles WHERE key >= ? AND key < ? LIMIT 1", _key_range(prefix)
+            ).fetchone()
         return row is not None
 
     async def add_token(self, digest: str, prefixes: tuple[str, ...]) -> None:
@@ -174,5 +211,8 @@ class SQLiteStore:
 
     async def token_prefixes(self, digest: str) -> tuple[str, ...] | None:
         """The prefixes of a token digest."""
-        row = self._r.execute("SELECT prefixes FROM tokens WHERE digest = ?", (digest,)).fetchone()
+        with _answering():
+            row = self._r.execute(
+                "SELECT prefixes FROM tokens WHERE digest = ?", (digest,)
+            ).fetchone()
         return None if row is None else tuple(row[0].split())

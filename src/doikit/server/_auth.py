@@ -1,0 +1,402 @@
+"""Who is asking, and may they: bearer tokens, and Handle identities as HANDLE.NET has them.
+
+Two kinds of caller write to ``doikit serve``:
+
+* a **bearer token** (``Authorization: Bearer doikit_…``, made by ``doikit token create``)
+  may write every name under the prefixes it was made for;
+* a **Handle identity** (``Authorization: Basic`` of ``quote("300:10.5555/ADMIN")`` and a
+  secret key, as pyhandle, b2handle and HANDLE.NET's own tools send it) is a handle of the
+  directory holding an ``HS_SECKEY`` value. What it may do follows the Handle model
+  (handle-api.md §1.4): a record's ``HS_ADMIN`` values name who may change it, directly or
+  through an ``HS_VLIST`` group such as a prefix's admin group ``200:0.NA/10.5555``, with
+  the 12 permission bits; creating a name needs ``add_handle`` in the admin values of the
+  prefix's handle ``0.NA/<prefix>``. ``doikit admin create`` makes such an identity.
+
+Secret keys are stored as a salted scrypt hash (never the key), compared in constant time;
+a key stored in clear, as a HANDLE.NET export has it, is compared in constant time too.
+Repeated failures for one identity are answered ever more slowly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from doikit._syntax import PercentError, fold, percent_decode
+from doikit.handle import (
+    RC_AUTHENTICATION_NEEDED,
+    RC_INSUFFICIENT_PERMISSIONS,
+    AdminData,
+    HandleValue,
+    Reference,
+    type_matches,
+    values_from_json,
+)
+from doikit.server._http import Refused
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from starlette.requests import Request
+
+    from doikit.server.stores import Store
+
+# The 12 HS_ADMIN permissions by bit number (AdminRecord); the JSON string writes bit 11
+# first, so bit b is the character at position 11 - b.
+PERMISSION_BITS: Final = {
+    "add_handle": 0,
+    "delete_handle": 1,
+    "add_derived_prefix": 2,
+    "delete_derived_prefix": 3,
+    "modify_value": 4,
+    "remove_value": 5,
+    "add_value": 6,
+    "modify_admin": 7,
+    "remove_admin": 8,
+    "add_admin": 9,
+    "read_value": 10,
+    "list_handles": 11,
+}
+#: What ``doikit admin create`` gives a prefix's admin group on the names it creates, and
+#: what pyhandle and b2handle write by default: all but list handles and derived prefixes.
+CLIENT_DEFAULT_PERMISSIONS: Final = "011111110011"
+#: Every permission, as a prefix handle gives its own admin group.
+ALL_PERMISSIONS: Final = "111111111111"
+
+_CHALLENGE: Final = {"WWW-Authenticate": 'Basic realm="handle", Bearer realm="doikit"'}
+# scrypt at n=2**15, r=8, p=1: 32 MiB and about 0.1 s per check, once per key and process.
+_SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 << 20, "dklen": 32}
+_SCHEME: Final = "doikit-scrypt"
+# Failures beyond this many per identity within _FAILURE_WINDOW seconds are answered late.
+_FREE_FAILURES: Final = 5
+_FAILURE_WINDOW: Final = 600.0
+_MAX_GROUP_LOOKUPS: Final = 32
+
+
+def has_permission(permissions: str, name: str) -> bool:
+    """Whether a 12-character HS_ADMIN permission string grants *name*.
+
+    >>> has_permission("011111110011", "add_handle"), has_permission("011111110011", "list_handles")
+    (True, False)
+    """
+    return permissions[11 - PERMISSION_BITS[name]] == "1"
+
+
+def hash_token(token: str) -> str:
+    """The digest under which a token is stored (SHA-256: tokens are 256 random bits)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A new bearer token: 256 bits from :mod:`secrets`, URL-safe."""
+    return "doikit_" + secrets.token_urlsafe(32)
+
+
+def new_secret() -> str:
+    """A new secret key: 256 bits, in characters no client escapes (b2handle percent-quotes
+    the password it sends, pyhandle does not; for these characters both send the same)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_secret(secret: str) -> str:
+    """The HS_SECKEY data doikit stores for *secret*: a salted scrypt hash, never the key."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(secret.encode("utf-8"), salt=salt, **_SCRYPT)
+    encode = base64.b64encode
+    return f"{_SCHEME}${encode(salt).decode()}${encode(digest).decode()}"
+
+
+def _check_secret(stored: bytes, given: bytes) -> bool:
+    """Whether *given* is the key that *stored* (HS_SECKEY data) holds, in constant time."""
+    text = stored.decode("utf-8", "replace")
+    if not text.startswith(_SCHEME + "$"):
+        return hmac.compare_digest(stored, given)  # a key kept in clear, as HANDLE.NET may
+    try:
+        _, salt, digest = text.split("$")
+        want = base64.b64decode(digest, validate=True)
+        got = hashlib.scrypt(given, salt=base64.b64decode(salt, validate=True), **_SCRYPT)
+    except (ValueError, binascii.Error):
+        return False
+    return hmac.compare_digest(want, got)
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is asking: a bearer token's prefixes, or a Handle identity ``(index, handle)``."""
+
+    prefixes: tuple[str, ...] = ()
+    identity: tuple[int, str] | None = None
+
+    def __str__(self) -> str:
+        if self.identity is not None:
+            return f"{self.identity[0]}:{self.identity[1]}"
+        return "the token"
+
+
+def parse_basic(header: str) -> tuple[int, str, bytes] | None:
+    """``(index, handle, secret)`` from an ``Authorization: Basic`` value as HANDLE.NET reads
+    it: the user name percent-decoded (``+`` stays ``+``), split at its first ``:`` into an
+    index and a handle when what stands before it is digits (else index 0), the password
+    taken as its bytes; ``None`` when it is no such value.
+
+    >>> parse_basic("Basic " + base64.b64encode(b"300%3A10.5555/ADMIN:s3cret").decode())
+    (300, '10.5555/ADMIN', b's3cret')
+    """
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        raw = base64.b64decode(encoded.strip(), validate=True)
+        user, colon, password = raw.partition(b":")
+        name = percent_decode(user.decode("utf-8"))
+    except (binascii.Error, UnicodeDecodeError, PercentError):
+        return None
+    if not colon or not name:
+        return None
+    head, sep, rest = name.partition(":")
+    if sep and head.isascii() and head.isdigit() and rest:
+        return int(head), rest, password
+    return 0, name, password
+
+
+class Authority:
+    """Identifies callers and checks what they may do, reading identities, admin values and
+    groups from *store*."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._verified: OrderedDict[tuple[bytes, bytes], float] = OrderedDict()
+        self._failures: dict[str, tuple[int, float]] = {}
+
+    # --- who -------------------------------------------------------------------------------
+
+    async def caller(self, request: Request) -> Caller:
+        """The caller a request authenticates as.
+
+        :raises Refused: 401 rc 402 without valid credentials.
+        """
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            prefixes = await self.store.token_prefixes(hash_token(token.strip()))
+            if prefixes is None:
+                raise self._unauthenticated("the token is not known here")
+            return Caller(prefixes=prefixes)
+        basic = parse_basic(header)
+        if basic is None:
+            raise self._unauthenticated(
+                "send Authorization: Bearer TOKEN, or Basic with a Handle identity"
+                " (index:handle, percent-encoded) and its secret key"
+            )
+        index, handle, secret = basic
+        who = f"{index}:{fold(handle)}"
+        await self._slow_down(who)
+        if await self._verify(index, handle, secret):
+            self._failures.pop(who, None)
+            return Caller(identity=(index, handle))
+        count, _ = self._failures.get(who, (0, 0.0))
+        if len(self._failures) > 10_000:
+            self._failures.clear()
+        self._failures[who] = (count + 1, time.monotonic())
+        raise self._unauthenticated(f"the identity {index}:{handle} or its secret key is wrong")
+
+    @staticmethod
+    def _unauthenticated(message: str) -> Refused:
+        return Refused(RC_AUTHENTICATION_NEEDED, message, headers=_CHALLENGE)
+
+    async def _slow_down(self, who: str) -> None:
+        count, last = self._failures.get(who, (0, 0.0))
+        if count > _FREE_FAILURES and time.monotonic() - last < _FAILURE_WINDOW:
+            await asyncio.sleep(min(0.25 * 2 ** (count - _FREE_FAILURES), 8.0))
+
+    async def _verify(self, index: int, handle: str, secret: bytes) -> bool:
+        stored = await self.store.get(fold(handle))
+        if stored is None:
+            return False
+        keys = [
+            v.data
+            for v in values_from_json(json.loads(stored.values_json))
+            if type_matches(v.type, "HS_SECKEY")
+            and isinstance(v.data, bytes)
+            and index in (0, v.index)
+        ]
+        given = hashlib.sha256(secret).digest()
+        for key in keys:
+            if (key, given) in self._verified:
+                self._verified.move_to_end((key, given))
+                return True
+            if await asyncio.to_thread(_check_secret, key, secret):
+                self._verified[key, given] = time.monotonic()
+                if len(self._verified) > 256:
+                    self._verified.popitem(last=False)
+                return True
+        return False
+
+    # --- may they --------------------------------------------------------------------------
+
+    async def may_create(self, caller: Caller, prefix: str) -> None:
+        """Refuse (403 rc 401) unless *caller* may create names under *prefix*."""
+        if not await self._prefix_grants(caller, prefix, {"add_handle"}):
+            raise Refused(
+                RC_INSUFFICIENT_PERMISSIONS, f"{caller} may not create names under {prefix}"
+            )
+
+    async def may_change(
+        self,
+        caller: Caller,
+        prefix: str,
+        before: tuple[HandleValue, ...],
+        after: tuple[HandleValue, ...] | None,
+        *,
+        whole: bool = False,
+    ) -> None:
+        """Refuse (403 rc 401) unless *caller* may turn the values *before* into *after*
+        (``None``: delete the handle). A whole-record replacement is also allowed to an
+        admin with ``add_admin``, or with ``delete_handle`` and the prefix's ``add_handle``,
+        as HANDLE.NET allows it."""
+        if caller.identity is None:
+            if prefix in caller.prefixes:
+                return
+            raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"the token may not write prefix {prefix}")
+        needed = {"delete_handle"} if after is None else changes_need(before, after)
+        if await self._granted(caller, before, needed):
+            return
+        if whole and after is not None:
+            if await self._granted(caller, before, {"add_admin"}):
+                return
+            if await self._granted(caller, before, {"delete_handle"}) and (
+                await self._prefix_grants(caller, prefix, {"add_handle"})
+            ):
+                return
+        wanted = ", ".join(sorted(needed))
+        raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"{caller} lacks {wanted} on this name")
+
+    async def may_list(self, caller: Caller, prefix: str) -> None:
+        """Refuse (403 rc 401) unless *caller* may list the names under *prefix*: a token
+        for it, or an identity with ``list_handles`` on the prefix's handle."""
+        if not await self._prefix_grants(caller, prefix, {"list_handles"}):
+            raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"{caller} may not list prefix {prefix}")
+
+    async def may_read_all(
+        self, caller: Caller, prefix: str, values: tuple[HandleValue, ...]
+    ) -> None:
+        """Refuse (403 rc 401) unless *caller* may read values without public read."""
+        if caller.identity is None:
+            if prefix in caller.prefixes:
+                return
+        elif await self._granted(caller, values, {"read_value"}):
+            return
+        raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"{caller} may not read this name's values")
+
+    async def _prefix_grants(self, caller: Caller, prefix: str, needed: set[str]) -> bool:
+        if caller.identity is None:
+            return prefix in caller.prefixes
+        stored = await self.store.get(fold("0.NA/" + prefix))
+        if stored is None:
+            return False
+        return await self._granted(caller, values_from_json(json.loads(stored.values_json)), needed)
+
+    async def _granted(
+        self, caller: Caller, values: Iterable[HandleValue], needed: set[str]
+    ) -> bool:
+        """Whether one HS_ADMIN value among *values* grants every permission in *needed*
+        and names the caller, directly or through groups (HANDLE.NET checks each admin
+        value on its own)."""
+        for value in values:
+            admin = value.data
+            if not type_matches(value.type, "HS_ADMIN") or not isinstance(admin, AdminData):
+                continue
+            if all(has_permission(admin.permissions, p) for p in needed) and (
+                await self._names(caller, Reference(admin.handle, admin.index))
+            ):
+                return True
+        return False
+
+    async def _names(self, caller: Caller, start: Reference) -> bool:
+        """Whether the reference *start* is the caller, or a group (HS_VLIST) holding it,
+        breadth first through nested groups."""
+        assert caller.identity is not None  # noqa: S101 - only identities reach here
+        index, handle = caller.identity
+        me = fold(handle)
+
+        def is_me(ref: Reference) -> bool:
+            return fold(ref.handle) == me and ref.index in (0, index)
+
+        if is_me(start):
+            return True
+        queue, seen = [start], {(fold(start.handle), start.index)}
+        while queue and len(seen) <= _MAX_GROUP_LOOKUPS:
+            group = queue.pop(0)
+            if group.index == 0:
+                continue
+            stored = await self.store.get(fold(group.handle))
+            if stored is None:
+                continue
+            for value in values_from_json(json.loads(stored.values_json)):
+                if value.index != group.index or not type_matches(value.type, "HS_VLIST"):
+                    continue
+                members = value.data if isinstance(value.data, tuple) else ()
+                for member in members:
+                    if is_me(member):
+                        return True
+                    key = (fold(member.handle), member.index)
+                    if key not in seen:
+                        seen.add(key)
+                        queue.append(member)
+        return False
+
+
+def _is_admin(value: HandleValue) -> bool:
+    return type_matches(value.type, "HS_ADMIN")
+
+
+def _same(a: HandleValue, b: HandleValue) -> bool:
+    """Equal but for the timestamp, which every write sets."""
+    return (a.index, a.type, a.data, a.ttl, a.permissions, a.references) == (
+        b.index,
+        b.type,
+        b.data,
+        b.ttl,
+        b.permissions,
+        b.references,
+    )
+
+
+def changes_need(before: tuple[HandleValue, ...], after: tuple[HandleValue, ...]) -> set[str]:
+    """The HS_ADMIN permissions that turning *before* into *after* needs, value by value, as
+    HANDLE.NET counts them: adding, removing or modifying an ordinary value or an admin
+    value; a value with public write needs none to be modified.
+
+    >>> old = (HandleValue(1, "URL", b"https://a.example/"),)
+    >>> sorted(changes_need(old, (HandleValue(1, "URL", b"https://b.example/"),)))
+    ['modify_value']
+    """
+    was = {v.index: v for v in before}
+    now = {v.index: v for v in after}
+    needed: set[str] = set()
+    for index in was.keys() | now.keys():
+        old, new = was.get(index), now.get(index)
+        if old is not None and new is not None and _same(old, new):
+            continue
+        if old is None:
+            needed.add("add_admin" if _is_admin(new) else "add_value")  # type: ignore[arg-type]
+        elif new is None:
+            needed.add("remove_admin" if _is_admin(old) else "remove_value")
+        elif _is_admin(old) and _is_admin(new):
+            needed.add("modify_admin")
+        elif _is_admin(old):
+            needed |= {"remove_admin", "modify_value"}
+        elif _is_admin(new):
+            needed |= {"modify_value", "add_admin"}
+        elif old.permissions[3] != "1":
+            needed.add("modify_value")
+    return needed

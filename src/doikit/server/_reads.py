@@ -1,0 +1,376 @@
+"""Reads: the REST API's ``GET``s, the doi.org proxy's redirects and pages, and Which RA.
+
+Everything a caller without credentials can reach is built from a record's **public**
+values only (:meth:`Reads.public_record`): a value without public read permission is never
+shown, redirected to, followed or searched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import TYPE_CHECKING, Final
+
+from starlette.responses import JSONResponse, Response
+
+from doikit._doi import DOI
+from doikit._errors import InvalidDOI
+from doikit._present import urn_colon
+from doikit._syntax import PREFIX_ONLY_RE, fold
+from doikit.handle import (
+    RC_HANDLE_NOT_FOUND,
+    RC_INVALID_HANDLE,
+    RC_PROTOCOL_ERROR,
+    HandleRecord,
+    filter_values,
+    record_body,
+    success_body,
+    values_from_json,
+)
+from doikit.handle._sansio import MAX_ALIAS_HOPS, choose_redirect
+from doikit.server import _pages
+from doikit.server._http import (
+    BadPathError,
+    Refused,
+    api_reply,
+    append_to_url,
+    decode_path,
+    expires,
+    flag,
+    local_path,
+    page,
+    present,
+    query_params,
+    raw_after,
+    raw_path,
+    safe_location,
+    values_of,
+)
+from doikit.server._openapi import openapi
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+    from doikit.server._auth import Authority
+    from doikit.server.stores import Store
+
+# The endpoints under /api/ that do not take every method.
+_API_METHODS: Final = {"/api/deposit": "POST", "/api/handles": "GET, HEAD"}
+# What a REST read takes (HANDLE.NET's servlet: auth and cert ask for an authoritative,
+# certified answer, which every answer of this directory is). Anything else is refused.
+_GET_PARAMS: Final = frozenset(
+    {"type", "index", "auth", "cert", "publicOnly", "pretty", "callback"}
+)
+_LIST_PARAMS: Final = frozenset({"prefix", "page", "pageSize", "pretty", "callback"})
+# The proxy strips these presentation prefixes, ignoring case (HDLServletRequest).
+_PROXY_PREFIXES: Final = ("info:doi/", "info:hdl/", "hdl:", "doi:")
+_URN_PREFIXES: Final = ("urn:doi:", "urn:hdl:")
+# Trimmed from both ends of a proxy path (HANDLE.NET 9.3.1): whitespace, controls, NBSP,
+# U+2000-U+200D and the BOM.
+_TRIM: Final = (
+    "".join(chr(c) for c in range(0x21))
+    + "\x7f\u00a0\ufeff"
+    + "".join(chr(c) for c in range(0x2000, 0x200E))
+)
+_BROWSER_TYPES: Final = (
+    "text/html",
+    "application/xhtml",
+    "application/pdf",
+    "image/",
+    "audio/",
+    "video/",
+)
+#: The largest offset a listing reads; a page beyond it is empty (as any page past the end).
+_MAX_OFFSET: Final = 2**62
+
+
+def only_params(params: list[tuple[str, str]], allowed: frozenset[str], what: str) -> None:
+    """Refuse (400 rc 4) a parameter *what* does not implement, naming it."""
+    for key, _ in params:
+        if key not in allowed:
+            known = ", ".join(sorted(allowed))
+            raise Refused(RC_PROTOCOL_ERROR, f"{what} does not take {key!r} (only {known})")
+
+
+def _int_params(params: list[tuple[str, str]], name: str) -> list[int]:
+    out = []
+    for text in values_of(params, name):
+        try:
+            out.append(int(text))
+        except ValueError:
+            raise Refused(RC_PROTOCOL_ERROR, f"{name} must be an integer, not {text!r}") from None
+    return out
+
+
+class Reads:
+    """The read routes over one store."""
+
+    def __init__(self, store: Store, authority: Authority, *, ra_name: str) -> None:
+        self.store = store
+        self.authority = authority
+        self.ra_name = ra_name
+
+    async def public_record(self, name: str) -> HandleRecord | None:
+        """The record of *name* as the public may see it: only values with public read."""
+        stored = await self.store.get(fold(name))
+        if stored is None:
+            return None
+        values = values_from_json(json.loads(stored.values_json))
+        return HandleRecord(stored.name, tuple(v for v in values if v.public_read))
+
+    # --- the REST API ------------------------------------------------------------------------
+
+    async def api_handle(self, request: Request) -> Response:
+        """``GET /api/handles/{handle}``: the record, filtered by ``type`` and ``index``."""
+        params = query_params(request)
+        raw = raw_after(request, b"/api/handles/")
+        if raw is None:
+            raise Refused(RC_PROTOCOL_ERROR, "read /api/handles/NAME", 404)
+        if not raw:
+            raise Refused(RC_INVALID_HANDLE, "Empty handle invalid")
+        try:
+            handle = decode_path(raw)
+        except BadPathError as exc:
+            raise Refused(RC_INVALID_HANDLE, str(exc)) from None
+        try:
+            return await self._get(request, handle, params)
+        except Refused as exc:
+            exc.handle = exc.handle or handle
+            raise
+
+    async def _get(self, request: Request, handle: str, params: list[tuple[str, str]]) -> Response:
+        only_params(params, _GET_PARAMS, "GET /api/handles/NAME")
+        indexes = tuple(_int_params(params, "index"))
+        types = tuple(values_of(params, "type"))
+        stored = await self.store.get(fold(handle))
+        if stored is None:
+            raise Refused(RC_HANDLE_NOT_FOUND, None)
+        public_only = not present(params, "publicOnly") or flag(params, "publicOnly")
+        if public_only and not types and not indexes and '"permissions":' not in stored.values_json:
+            # Every value is publicly readable and none is filtered out: answer as stored.
+            return api_reply(success_body(handle, stored.values_json), 200, params)
+        values = values_from_json(json.loads(stored.values_json))
+        if public_only:
+            values = tuple(v for v in values if v.public_read)
+        else:
+            caller = await self.authority.caller(request)
+            await self.authority.may_read_all(caller, handle.partition("/")[0], values)
+        values = filter_values(values, types, indexes)
+        return api_reply(record_body(HandleRecord(handle, values)), 200, params)
+
+    async def api_list(self, request: Request) -> Response:
+        """``GET /api/handles?prefix=P&page=N&pageSize=M``: the names under a prefix."""
+        params = query_params(request)
+        only_params(params, _LIST_PARAMS, "GET /api/handles")
+        caller = await self.authority.caller(request)
+        prefixes = values_of(params, "prefix")
+        if not prefixes or not PREFIX_ONLY_RE.fullmatch(prefixes[0]):
+            raise Refused(
+                RC_PROTOCOL_ERROR, "give prefix=10.NNNN, the DOI prefix whose names to list"
+            )
+        prefix = prefixes[0]
+        page_number = (_int_params(params, "page") or [0])[0]
+        size = (_int_params(params, "pageSize") or [1000])[0]
+        if page_number < 0 or not 0 <= size <= 10000:
+            raise Refused(RC_PROTOCOL_ERROR, "page must be 0 or more and pageSize 0 to 10000")
+        await self.authority.may_list(caller, prefix)
+        offset = page_number * size
+        names: list[str]
+        if offset > _MAX_OFFSET:
+            total, names = (await self.store.list_names(prefix, 0, 0))[0], []
+        else:
+            total, names = await self.store.list_names(prefix, offset, size)
+        body = {"responseCode": 1, "prefix": prefix, "totalCount": total, "handles": names}
+        return api_reply(json.dumps(body, ensure_ascii=False, separators=(",", ":")), 200, params)
+
+    async def api_unknown(self, request: Request) -> Response:
+        """Any other ``/api/…`` path: 404 with rc 4, as HANDLE.NET's UnknownApiServlet."""
+        allow = _API_METHODS.get(request.url.path)
+        if allow is not None:
+            # A known endpoint asked with another method: 405, as HANDLE.NET answers.
+            message = f"{request.method} is not allowed on {request.url.path}; use {allow}"
+            raise Refused(RC_PROTOCOL_ERROR, message, 405, headers={"Allow": allow})
+        message = f"Unknown HTTP API endpoint {request.method} {request.url.path}"
+        raise Refused(RC_PROTOCOL_ERROR, message, 404)
+
+    async def openapi(self, _request: Request) -> Response:
+        """The OpenAPI 3.1 description of the JSON API."""
+        return JSONResponse(openapi(), headers={"Access-Control-Allow-Origin": "*"})
+
+    # --- Which RA ----------------------------------------------------------------------------
+
+    async def which_ra(self, request: Request) -> Response:
+        """``/ra/{dois}`` and ``/doiRA/{dois}``: the registration agency of each, in order."""
+        raw = raw_after(request, b"/ra/")
+        if raw is None:
+            raw = raw_after(request, b"/doiRA/")
+        if raw is None:
+            return page(_pages.bad_request("write /ra/ and the DOI names"), 400)
+        out: list[dict[str, str]] = []
+        # Split on raw commas before decoding: %2C is a comma inside a name (the Handbook's
+        # URL encoding rules).
+        for part in raw.split(b","):
+            try:
+                text = decode_path(part)
+            except BadPathError:
+                out.append({"DOI": part.decode("utf-8", "replace"), "status": "Invalid DOI"})
+                continue
+            out.append(await self._ra_of(text))
+        return api_reply(json.dumps(out, ensure_ascii=False, separators=(",", ":")), 200)
+
+    async def _ra_of(self, text: str) -> dict[str, str]:
+        name = text.strip()
+        if PREFIX_ONLY_RE.fullmatch(name):
+            exists = await self.store.has_prefix(name)
+        else:
+            try:
+                doi = DOI(name)
+            except InvalidDOI:
+                return {"DOI": text, "status": "Invalid DOI"}
+            exists = await self.store.get(doi.key) is not None
+        if exists:
+            return {"DOI": text, "RA": self.ra_name}
+        return {"DOI": text, "status": "DOI does not exist"}
+
+    # --- pages and the proxy -----------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        """The home page with its resolve form; ``?hdl=NAME`` resolves, as HANDLE.NET's form."""
+        params = query_params(request)
+        names = values_of(params, "hdl")
+        if names and names[0].strip():
+            try:
+                doi = DOI(names[0])
+            except InvalidDOI as exc:
+                return page(_pages.home(None, str(exc), names[0]), 400)
+            return Response(status_code=302, headers={"Location": local_path(str(doi))})
+        return page(_pages.home(None))
+
+    async def proxy(self, request: Request) -> Response:
+        """``GET /{doi}``: resolve and redirect, as the doi.org proxy does (handle-api.md §2)."""
+        params = query_params(request)
+        raw = raw_path(request)[1:]
+        hash_tail = ""
+        if not request.scope.get("query_string") and b"#" in raw:
+            raw, _, tail = raw.partition(b"#")
+            hash_tail = "#" + tail.decode("utf-8", "replace")
+        try:
+            name = _proxy_name(decode_path(raw))
+        except BadPathError as exc:
+            return page(_pages.bad_request(str(exc)), 400)
+        if not name:
+            return await self.home(request)
+        record = await self.public_record(name)
+        if record is None:
+            return page(_pages.not_found(name), 404)
+        if not present(params, "ignore_aliases") and record.first("HS_ALIAS") is not None:
+            return await self._alias(record, request)
+        action = (values_of(params, "action") or ["redirect"])[0]
+        types, indexes = _filters(params)
+        if action == "api":
+            return api_reply(record_body(record.filter(types, indexes), name), 200, params)
+        shown = record.filter(types, indexes)
+        if present(params, "noredirect") or action == "showvalues":
+            return page(_pages.record(shown))
+        chosen = choose_redirect(shown, _locatt(params, request.headers.get("accept", "")))
+        if chosen is None:
+            note = "No value of this record is a URL to redirect to."
+            return page(_pages.record(shown, note=note if not (types or indexes) else None))
+        url = append_to_url(chosen.url, "".join(values_of(params, "urlappend")))
+        if url is None:
+            detail = "urlappend may add a path, query or fragment, not change the host"
+            return page(_pages.bad_request(detail), 400)
+        location = safe_location(url + hash_tail)
+        headers = {"Location": location, "Expires": expires(chosen.ttl)}
+        if chosen.vary:
+            headers["Vary"] = "Accept"
+        return Response(
+            _pages.redirect(location), chosen.status, headers, media_type="text/html; charset=utf-8"
+        )
+
+    async def _alias(self, record: HandleRecord, request: Request) -> Response:
+        """A 301 to the end of the HS_ALIAS chain, within :data:`MAX_ALIAS_HOPS`."""
+        seen = {fold(record.handle)}
+        target = record
+        for _ in range(MAX_ALIAS_HOPS):
+            alias = target.first("HS_ALIAS")
+            if alias is None:
+                break
+            name = alias.text or ""
+            if fold(name) in seen:
+                return page(
+                    _pages.error("Alias loop", f"{record.handle} is an alias in a loop."), 508
+                )
+            seen.add(fold(name))
+            found = await self.public_record(name)
+            if found is None:
+                target = HandleRecord(name, ())
+                break
+            target = found
+        else:
+            return page(
+                _pages.error("Alias chain too long", f"more than {MAX_ALIAS_HOPS} hops"), 508
+            )
+        query = request.scope.get("query_string", b"").decode("latin-1")
+        location = local_path(target.handle) + (f"?{query}" if query else "")
+        return Response(
+            _pages.redirect(location),
+            301,
+            {"Location": safe_location(location)},
+            media_type="text/html; charset=utf-8",
+        )
+
+
+def _proxy_name(path: str) -> str:
+    """The DOI name in a proxy path: trimmed, presentation prefixes stripped (§2.1)."""
+    name = path.strip(_TRIM)
+    lower = name[:9].lower()
+    for prefix in _PROXY_PREFIXES:
+        if lower.startswith(prefix):
+            return name[len(prefix) :].strip(_TRIM)
+    for prefix in _URN_PREFIXES:
+        if lower.startswith(prefix):
+            return urn_colon(name[len(prefix) :])
+    return name
+
+
+def _filters(params: list[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    # The proxy, like doi.org's, ignores an index it cannot read: links carry what they carry.
+    indexes = []
+    for text in values_of(params, "index"):
+        with contextlib.suppress(ValueError):
+            indexes.append(int(text))
+    return tuple(values_of(params, "type")), tuple(indexes)
+
+
+def _accept_locatt(accept: str) -> tuple[tuple[str, str], ...]:
+    """The locatt filters content negotiation adds for an ``Accept`` header (§2.5)."""
+    ranked = []
+    for i, item in enumerate(accept.split(",")):
+        media, *parameters = (p.strip() for p in item.split(";"))
+        q = 1.0
+        for parameter in parameters:
+            if parameter.startswith("q="):
+                with contextlib.suppress(ValueError):
+                    q = float(parameter[2:])
+        if media:
+            ranked.append((-q, i, media.lower()))
+    ranked.sort()
+    if not ranked or ranked[0][0] == 0:
+        return ()
+    top = ranked[0][2]
+    if "*" in top or top.startswith(_BROWSER_TYPES):
+        return ()
+    pairs = [("http_role", "conneg")]
+    for _, _, media in ranked:
+        pairs += [("ctype", media), ("media-type", media)]
+    return tuple(pairs)
+
+
+def _locatt(params: list[tuple[str, str]], accept: str) -> tuple[tuple[str, str], ...]:
+    """The request's ``locatt=key:value`` filters, then those its ``Accept`` adds."""
+    given = tuple(
+        (key, value)
+        for key, _, value in (p.partition(":") for p in values_of(params, "locatt") if ":" in p)
+    )
+    return given + _accept_locatt(accept)

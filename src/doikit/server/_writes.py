@@ -1,0 +1,523 @@
+"""Writes: ``PUT`` and ``DELETE /api/handles/{doi}`` as HANDLE.NET 9 does them, and the batch
+``POST /api/deposit``.
+
+HANDLE.NET's ``HandleJsonRestApiServlet`` is the authority (handle-api.md §1): a ``PUT``
+without ``index`` creates or replaces the whole record; with ``index=N`` (repeatable) or
+``index=various`` it adds or replaces only those values and keeps every other one; a
+``DELETE`` with ``index`` removes only those values. Every write is checked whole, then made
+by one compare-and-set of the record (:meth:`Store.swap`), so it is atomic and a concurrent
+writer's change is never lost. A parameter these routes do not implement is refused (400),
+never ignored into a wider operation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING, Final
+
+from doikit._doi import DOI
+from doikit._errors import InvalidDOI
+from doikit._syntax import fold
+from doikit.handle import (
+    RC_HANDLE_ALREADY_EXISTS,
+    RC_HANDLE_NOT_FOUND,
+    RC_INVALID_HANDLE,
+    RC_INVALID_VALUE,
+    RC_PROTOCOL_ERROR,
+    RC_VALUES_NOT_FOUND,
+    HandleFormatError,
+    HandleValue,
+    loads,
+    parse_locations,
+    type_matches,
+    value_from_json,
+    values_from_json,
+    values_to_json,
+)
+from doikit.handle._values import format_time
+from doikit.server._http import (
+    Refused,
+    api_reply,
+    decode_path,
+    query_params,
+    raw_after,
+    valid_http_url,
+    values_of,
+)
+from doikit.server.stores import MAX_NAME_BYTES, Row
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from doikit.server._auth import Authority, Caller
+    from doikit.server.stores import Store
+
+log = logging.getLogger("doikit.server")
+
+#: The largest body a single PUT may carry, and a batch deposit.
+MAX_BODY: Final = 1 << 20
+MAX_DEPOSIT_BODY: Final = 64 << 20
+# HANDLE.NET's status for response code 201 (a value's index exists) and 200 on a write.
+RC_VALUE_ALREADY_EXISTS: Final = 201
+# A compare-and-set that keeps losing to other writers gives up after this many tries.
+_TRIES: Final = 8
+_PUT_PARAMS: Final = frozenset({"index", "overwrite", "mintNewSuffix", "pretty"})
+_DELETE_PARAMS: Final = frozenset({"index", "pretty"})
+
+
+def java_boolean(params: list[tuple[str, str]], name: str, *, default: bool) -> bool:
+    """A parameter read as HANDLE.NET reads ``overwrite`` and ``mintNewSuffix``
+    (``Boolean.parseBoolean``): absent is *default*; present, only ``true`` in any ASCII
+    case is true (so ``?overwrite`` alone is false)."""
+    given = values_of(params, name)
+    if not given:
+        return default
+    return given[0].lower() == "true"
+
+
+def bare_name(text: str) -> DOI:
+    """A DOI name given bare (as in a write): valid, nothing but the name, and short enough
+    for every store (:data:`MAX_NAME_BYTES`).
+
+    :raises Refused: rc 102 with the reason.
+    """
+    try:
+        doi = DOI(text)
+    except InvalidDOI as exc:
+        raise Refused(RC_INVALID_HANDLE, str(exc)) from None
+    if str(doi) != text:
+        raise Refused(RC_INVALID_HANDLE, f"write the bare DOI name {str(doi)!r}, not {text!r}")
+    size = len(text.encode("utf-8"))
+    if size > MAX_NAME_BYTES:
+        raise Refused(
+            RC_INVALID_HANDLE, f"the name is {size} bytes in UTF-8; the most is {MAX_NAME_BYTES}"
+        )
+    return doi
+
+
+def check_values(values: tuple[HandleValue, ...]) -> None:
+    """Refuse values a directory must not hold: bad URLs, aliases, 10320/loc.
+
+    :raises HandleFormatError: naming the value and what is wrong.
+    """
+    if not values:
+        raise HandleFormatError("values", "a record needs at least one value")
+    for i, value in enumerate(values):
+        where = f"values[{i}]"
+        if not 0 < value.index < 2**31:
+            raise HandleFormatError(f"{where}.index", f"must be 1 to 2147483647, not {value.index}")
+        if type_matches(value.type, "URL.") or value.type == "0.TYPE/URL":
+            text = value.text
+            problem = "must be UTF-8 text" if text is None else valid_http_url(text)
+            if problem:
+                raise HandleFormatError(f"{where}.data", problem)
+        elif type_matches(value.type, "HS_ALIAS"):
+            try:
+                bare_name(value.text or "")
+            except Refused as exc:
+                raise HandleFormatError(
+                    f"{where}.data", f"an alias must name a DOI: {exc}"
+                ) from None
+        elif type_matches(value.type, "10320/loc"):
+            locations = parse_locations(value.text or "")
+            for location in locations.locations:
+                problem = valid_http_url(
+                    location.href.replace("{hdl}", "x").replace("{hdl:path}", "x")
+                )
+                if problem:
+                    raise HandleFormatError(f"{where}.data", f"{location.href!r}: {problem}")
+
+
+def _stamp(values: tuple[HandleValue, ...], now: int | None = None) -> tuple[HandleValue, ...]:
+    """Values with a timestamp: the one given (a mirror keeps it), else *now*."""
+    now = int(time.time()) if now is None else now
+    return tuple(
+        v
+        if v.timestamp
+        else HandleValue(v.index, v.type, v.data, v.ttl, now, v.permissions, v.references)
+        for v in values
+    )
+
+
+def _restamp(
+    new: tuple[HandleValue, ...], old: tuple[HandleValue, ...], now: int
+) -> tuple[HandleValue, ...]:
+    """A PUT's values as HANDLE.NET stores them: each timestamped *now*, except a value
+    that is unchanged, which keeps the time it was last changed."""
+    kept = {v.index: v for v in old}
+    out = []
+    for v in new:
+        was = kept.get(v.index)
+        same = was is not None and (v.type, v.data, v.ttl, v.permissions, v.references) == (
+            was.type,
+            was.data,
+            was.ttl,
+            was.permissions,
+            was.references,
+        )
+        stamp = was.timestamp if same and was is not None else now
+        out.append(HandleValue(v.index, v.type, v.data, v.ttl, stamp, v.permissions, v.references))
+    return tuple(out)
+
+
+def _query_indexes(params: list[tuple[str, str]]) -> tuple[list[int], bool]:
+    """The ``index`` parameters as integers, and whether the first is ``various``."""
+    given = values_of(params, "index")
+    if given and given[0] == "various":
+        return [], True
+    out = []
+    for text in given:
+        try:
+            out.append(int(text))
+        except ValueError:
+            raise Refused(
+                RC_PROTOCOL_ERROR, f"index must be an integer or 'various', not {text!r}"
+            ) from None
+    return out, False
+
+
+def _only(params: list[tuple[str, str]], allowed: frozenset[str], verb: str) -> None:
+    for key, _ in params:
+        if key not in allowed:
+            known = ", ".join(sorted(allowed))
+            raise Refused(
+                RC_PROTOCOL_ERROR, f"{verb} does not take the parameter {key!r} (only {known})"
+            )
+
+
+def parse_body(body: bytes, handle: str) -> tuple[HandleValue, ...]:
+    """A PUT body in any form HANDLE.NET reads: a list of values, ``{"values": […]}``
+    (whose ``handle``, if given, must be the path's), or one value object.
+
+    :raises Refused: 400 rc 4 for a body that is none of these, rc 202 for a bad value,
+        409 rc 201 for an index given twice.
+    """
+    try:
+        obj = loads(body)
+    except HandleFormatError as exc:
+        raise Refused(
+            RC_PROTOCOL_ERROR, f"the body is not JSON a server reads: {exc.detail}"
+        ) from None
+    if isinstance(obj, dict) and "values" in obj:
+        named = obj.get("handle")
+        if named is not None and (not isinstance(named, str) or fold(named) != fold(handle)):
+            raise Refused(
+                RC_PROTOCOL_ERROR, f"the body names the handle {named!r}, the path {handle!r}"
+            )
+        obj = obj["values"] if obj["values"] is not None else []
+    elif isinstance(obj, dict) and {"index", "type", "data"} <= obj.keys():
+        obj = [obj]
+    if not isinstance(obj, list):
+        raise Refused(
+            RC_PROTOCOL_ERROR,
+            'the body must be a list of values, {"values": [...]}, or one value object',
+        )
+    try:
+        values = tuple(value_from_json(v, where=f"values[{i}]") for i, v in enumerate(obj))
+    except HandleFormatError as exc:
+        raise Refused(RC_INVALID_VALUE, str(exc)) from None
+    seen: set[int] = set()
+    for value in values:
+        if value.index in seen:
+            raise Refused(
+                RC_VALUE_ALREADY_EXISTS, f"index {value.index} appears twice in the body", 409
+            )
+        seen.add(value.index)
+    if not values:
+        raise Refused(
+            RC_INVALID_VALUE, "the body holds no values: a record needs at least one value"
+        )
+    return values
+
+
+def _valid(values: tuple[HandleValue, ...]) -> None:
+    try:
+        check_values(values)
+    except HandleFormatError as exc:
+        raise Refused(RC_INVALID_VALUE, str(exc)) from None
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, refused with 413 beyond *limit* bytes (checked as it arrives)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise Refused(RC_PROTOCOL_ERROR, f"the body is over {limit} bytes", 413)
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Refused(RC_PROTOCOL_ERROR, f"the body is over {limit} bytes", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _content_type(request: Request) -> None:
+    """HANDLE.NET takes a PUT body only as ``application/json``; doikit also takes a body
+    sent without a content type (curl's ``--data-binary`` default is a form type, which is
+    refused, saying so)."""
+    given = request.headers.get("content-type")
+    if given is None:
+        return
+    media = given.partition(";")[0].strip().lower()
+    if media != "application/json" and not media.endswith("+json"):
+        raise Refused(RC_PROTOCOL_ERROR, f"send the body as application/json, not {given!r}")
+
+
+def _values_of_row(values_json: str) -> tuple[HandleValue, ...]:
+    return values_from_json(json.loads(values_json))
+
+
+def _reply(handle: str, status: int, params: list[tuple[str, str]]) -> Response:
+    body = json.dumps({"responseCode": 1, "handle": handle}, ensure_ascii=False)
+    return api_reply(body.replace(", ", ",").replace(": ", ":"), status, params)
+
+
+class Writes:
+    """The write routes over one store."""
+
+    def __init__(self, store: Store, authority: Authority) -> None:
+        self.store = store
+        self.authority = authority
+
+    async def handle(self, request: Request) -> Response:
+        """``PUT`` and ``DELETE /api/handles/{handle}``."""
+        params = [(k, v) for k, v in query_params(request) if k != "callback"]
+        raw = raw_after(request, b"/api/handles/")
+        if raw is None:
+            raise Refused(RC_PROTOCOL_ERROR, "write to /api/handles/NAME", 404)
+        handle = decode_path(raw) if raw else ""
+        if not handle:
+            raise Refused(RC_INVALID_HANDLE, "Empty handle invalid")
+        try:
+            if request.method == "PUT":
+                return await self._put(request, handle, params)
+            return await self._delete(request, handle, params)
+        except Refused as exc:
+            exc.handle = exc.handle or handle
+            raise
+
+    async def _put(self, request: Request, handle: str, params: list[tuple[str, str]]) -> Response:
+        _only(params, _PUT_PARAMS, "PUT")
+        indexes, various = _query_indexes(params)
+        overwrite = java_boolean(params, "overwrite", default=True)
+        mint = java_boolean(params, "mintNewSuffix", default=False)
+        caller = await self.authority.caller(request)
+        if mint:
+            handle += str(uuid.uuid4())
+        doi = bare_name(handle)
+        _content_type(request)
+        values = parse_body(await read_body(request, MAX_BODY), handle)
+        if indexes or various:
+            if not various and set(indexes) != {v.index for v in values}:
+                raise Refused(
+                    RC_PROTOCOL_ERROR,
+                    "Mismatched indexes in PUT request: the query names "
+                    f"{sorted(set(indexes))}, the body {sorted(v.index for v in values)}",
+                )
+            return await self._put_values(caller, doi, values, overwrite=overwrite, params=params)
+        return await self._put_record(caller, doi, values, overwrite=overwrite, params=params)
+
+    async def _put_record(
+        self,
+        caller: Caller,
+        doi: DOI,
+        values: tuple[HandleValue, ...],
+        *,
+        overwrite: bool,
+        params: list[tuple[str, str]],
+    ) -> Response:
+        _valid(values)
+        for _ in range(_TRIES):
+            stored = await self.store.get(doi.key)
+            if stored is None:
+                await self.authority.may_create(caller, doi.prefix)
+                before: tuple[HandleValue, ...] = ()
+            else:
+                if not overwrite:
+                    raise Refused(RC_HANDLE_ALREADY_EXISTS, "Handle already exists")
+                before = _values_of_row(stored.values_json)
+                await self.authority.may_change(caller, doi.prefix, before, values, whole=True)
+            row = self._row(doi, _restamp(values, before, int(time.time())))
+            if await self.store.swap(doi.key, None if stored is None else stored.values_json, row):
+                return _reply(str(doi), 201 if stored is None else 200, params)
+        raise _busy()
+
+    async def _put_values(
+        self,
+        caller: Caller,
+        doi: DOI,
+        values: tuple[HandleValue, ...],
+        *,
+        overwrite: bool,
+        params: list[tuple[str, str]],
+    ) -> Response:
+        for _ in range(_TRIES):
+            stored = await self.store.get(doi.key)
+            if stored is None:
+                raise Refused(RC_HANDLE_NOT_FOUND, None)
+            before = _values_of_row(stored.values_json)
+            have = {v.index for v in before}
+            clashes = sorted(v.index for v in values if v.index in have)
+            if clashes and not overwrite:
+                raise Refused(
+                    RC_VALUE_ALREADY_EXISTS,
+                    f"Index conflict for {', '.join(map(str, clashes))} (overwrite=false)",
+                    409,
+                )
+            given = {v.index: v for v in values}
+            after = tuple(given.pop(v.index, v) for v in before) + tuple(given.values())
+            after = tuple(sorted(after, key=lambda v: v.index))
+            _valid(after)
+            await self.authority.may_change(caller, doi.prefix, before, after)
+            row = self._row(doi, _restamp(after, before, int(time.time())))
+            if await self.store.swap(doi.key, stored.values_json, row):
+                return _reply(str(doi), 200 if clashes else 201, params)
+        raise _busy()
+
+    async def _delete(
+        self, request: Request, handle: str, params: list[tuple[str, str]]
+    ) -> Response:
+        _only(params, _DELETE_PARAMS, "DELETE")
+        indexes, various = _query_indexes(params)
+        if various:
+            raise Refused(RC_PROTOCOL_ERROR, "DELETE takes index=N, not index=various")
+        caller = await self.authority.caller(request)
+        doi = bare_name(handle)
+        for _ in range(_TRIES):
+            stored = await self.store.get(doi.key)
+            if stored is None:
+                raise Refused(RC_HANDLE_NOT_FOUND, None)
+            before = _values_of_row(stored.values_json)
+            if not indexes:
+                await self.authority.may_change(caller, doi.prefix, before, None)
+                row = None
+            else:
+                missing = sorted(set(indexes) - {v.index for v in before})
+                if missing:
+                    raise Refused(
+                        RC_VALUES_NOT_FOUND,
+                        f"no value at index {', '.join(map(str, missing))}",
+                        400,
+                    )
+                after = tuple(v for v in before if v.index not in indexes)
+                if not after:
+                    raise Refused(
+                        RC_INVALID_VALUE,
+                        "that would leave the name without values: DELETE the name instead",
+                    )
+                await self.authority.may_change(caller, doi.prefix, before, after)
+                row = self._row(doi, after)
+            if await self.store.swap(doi.key, stored.values_json, row):
+                return _reply(str(doi), 200, params)
+        raise _busy()
+
+    @staticmethod
+    def _row(doi: DOI, values: tuple[HandleValue, ...]) -> Row:
+        return Row(doi.key, str(doi), doi.prefix, values_to_json(values))
+
+    async def deposit(self, request: Request) -> Response:
+        """``POST /api/deposit``: JSON Lines of records; every good line is committed in one
+        transaction and every bad one reported with its number and reason."""
+        params = [(k, v) for k, v in query_params(request) if k != "callback"]
+        _only(params, frozenset({"pretty"}), "POST /api/deposit")
+        caller = await self.authority.caller(request)
+        if caller.identity is not None:
+            raise Refused(
+                RC_PROTOCOL_ERROR, "deposit with a bearer token (doikit token create)", 403
+            )
+        body = await read_body(request, MAX_DEPOSIT_BODY)
+        if not body.strip():
+            raise Refused(RC_PROTOCOL_ERROR, "the body is empty: send JSON Lines")
+        # Reading a large body is CPU work: off the event loop, so reads keep flowing.
+        rows, rejected = await asyncio.to_thread(deposit_rows, body, caller.prefixes)
+        if rows:
+            await self.store.put_many(rows)
+        out = {"responseCode": 1, "accepted": len(rows), "rejected": rejected}
+        text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return api_reply(text, 200, params)
+
+
+def _busy() -> Refused:
+    return Refused(3, "the name is being changed by others; try again", 503)
+
+
+class _LineError(Exception):
+    def __init__(self, message: str, doi: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.doi = doi
+        self.line = line
+
+
+def deposit_rows(
+    body: bytes, allowed: tuple[str, ...], now: int | None = None
+) -> tuple[list[Row], list[dict[str, object]]]:
+    """The rows of a deposit body and the lines refused, each with its number and reason.
+
+    Whatever a line holds, it is refused on its own: its neighbours go in.
+    """
+    now = int(time.time()) if now is None else now
+    stamp = format_time(now)
+    rows: list[Row] = []
+    rejected: list[dict[str, object]] = []
+    for number, line in enumerate(body.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(_deposit_row(line, allowed, now, stamp))
+        except _LineError as exc:
+            rejected.append({"line": exc.line or number, "doi": exc.doi, "message": exc.message})
+        except Exception:
+            # Never expected; but one line must not lose the others, whatever it holds.
+            log.exception("deposit line %d could not be read", number)
+            rejected.append({"line": number, "doi": None, "message": "the line cannot be read"})
+    return rows, rejected
+
+
+_URL_LINE_HEAD: Final = '[{"index":1,"type":"URL","data":{"format":"string","value":'
+
+
+def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int, stamp: str) -> Row:
+    try:
+        obj = loads(line)
+    except HandleFormatError as exc:
+        raise _LineError(exc.detail if exc.detail.startswith("not ") else f"not {exc}") from None
+    if not isinstance(obj, dict):
+        raise _LineError("each line must be a JSON object with doi and url or values")
+    number = obj.get("line") if isinstance(obj.get("line"), int) else None
+    name = obj.get("doi")
+    if not isinstance(name, str):
+        raise _LineError("'doi' must be a string", None, number)
+    try:
+        doi = bare_name(name)
+    except Refused as exc:
+        raise _LineError(str(exc), name, number) from None
+    if doi.prefix not in allowed:
+        raise _LineError(f"the token may not write prefix {doi.prefix}", name, number)
+    if "values" not in obj and not isinstance(obj.get("url"), str):
+        raise _LineError("give 'url' (a string) or 'values' (a list)", name, number)
+    if "values" not in obj:
+        # The common line, {"doi", "url"}: one URL value, written without building objects.
+        url = obj["url"]
+        problem = valid_http_url(url)
+        if problem:
+            raise _LineError(f"url: {problem}", name, number)
+        literal = (
+            f'"{url}"'
+            if url.isascii() and '"' not in url and "\\" not in url
+            else json.dumps(url, ensure_ascii=False)
+        )
+        values_json = f'{_URL_LINE_HEAD}{literal}}},"ttl":86400,"timestamp":"{stamp}"}}]'
+        return Row(doi.key, str(doi), doi.prefix, values_json)
+    try:
+        values = values_from_json(obj["values"])
+        check_values(values)
+    except HandleFormatError as exc:
+        raise _LineError(str(exc), name, number) from None
+    return Row(doi.key, str(doi), doi.prefix, values_to_json(_stamp(values, now)))
