@@ -14,6 +14,7 @@ import gzip
 import io
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
@@ -491,6 +492,58 @@ def token_create(store: str | None, prefixes: tuple[str, ...]) -> None:
                 f"{prefix!r} is not a DOI prefix like 10.5555", param_hint="--prefix"
             )
     click.echo(create_token(store, prefixes))
+
+
+@cli.group()
+def admin() -> None:
+    """Manage the Handle identities that may write with HTTP Basic (pyhandle, b2handle)."""
+
+
+_IDENTITY = re.compile(r"([0-9]{1,10}):(.+)", re.ASCII | re.DOTALL)
+
+
+@admin.command("create")
+@click.argument("identity", metavar="INDEX:HANDLE")
+@click.option(
+    "--store", metavar="STORE", help="sqlite:///PATH or postgresql://… (default: as serve)"
+)
+@click.option("--prefix", required=True, help="The DOI prefix the identity administers.")
+def admin_create(identity: str, store: str | None, prefix: str) -> None:
+    """Create the Handle identity INDEX:HANDLE (as 300:10.5555/ADMIN) as an administrator of
+    PREFIX, and print its secret key, alone on the last line; only a salted hash is kept.
+
+    The identity's handle gets the key as an HS_SECKEY value at INDEX, readable by its
+    admins only; the prefix's handle 0.NA/PREFIX gets the identity in its admin group
+    (HS_VLIST 200), which is what Handle clients name in the HS_ADMIN of the names they
+    create. Run again, it gives the identity a new key.
+    """
+    _server_extra()
+    from doikit._syntax import PREFIX_ONLY_RE  # noqa: PLC0415
+    from doikit.server._http import Refused  # noqa: PLC0415
+    from doikit.server._run import create_admin  # noqa: PLC0415
+    from doikit.server._writes import bare_name  # noqa: PLC0415
+
+    if not PREFIX_ONLY_RE.fullmatch(prefix):
+        raise click.BadParameter(
+            f"{prefix!r} is not a DOI prefix like 10.5555", param_hint="--prefix"
+        )
+    match = _IDENTITY.fullmatch(identity)
+    if match is None or int(match.group(1)) == 0:
+        raise click.BadParameter(
+            f"{identity!r} is not INDEX:HANDLE with an index from 1, as 300:10.5555/ADMIN",
+            param_hint="INDEX:HANDLE",
+        )
+    try:
+        handle = str(bare_name(match.group(2)))
+    except Refused as exc:
+        raise click.BadParameter(str(exc), param_hint="INDEX:HANDLE") from None
+    try:
+        secret = create_admin(store, int(match.group(1)), handle, prefix)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{match.group(1)}:{handle} administers {prefix} (admin group 200:0.NA/{prefix})")
+    click.echo("its secret key, shown this once:")
+    click.echo(secret)
 
 
 @cli.command("deposit")

@@ -400,3 +400,58 @@ def changes_need(before: tuple[HandleValue, ...], after: tuple[HandleValue, ...]
         elif old.permissions[3] != "1":
             needed.add("modify_value")
     return needed
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+def with_secret(
+    values: tuple[HandleValue, ...], index: int, stored_key: str, prefix: str
+) -> tuple[HandleValue, ...]:
+    """An identity's values with the (hashed) secret key at *index*, readable by its admins
+    only (permissions ``1100``); a new identity also gets an HS_ADMIN naming the prefix's
+    admin group, as a handle made by a Handle client has.
+
+    :raises ValueError: when *index* holds a value of another type.
+    """
+    clash = [v for v in values if v.index == index and not type_matches(v.type, "HS_SECKEY")]
+    if clash:
+        raise ValueError(f"index {index} holds a {clash[0].type} value, not HS_SECKEY")
+    key = HandleValue(index, "HS_SECKEY", stored_key.encode(), timestamp=_now(), permissions="1100")
+    out = [v for v in values if v.index != index] + [key]
+    if not any(type_matches(v.type, "HS_ADMIN") for v in out):
+        group = AdminData("0.NA/" + prefix, 200, CLIENT_DEFAULT_PERMISSIONS)
+        admin_index = next(i for i in range(100, 2**31) if i not in {v.index for v in out})
+        out.append(HandleValue(admin_index, "HS_ADMIN", group, timestamp=_now()))
+    return tuple(sorted(out, key=lambda v: v.index))
+
+
+def with_member(
+    values: tuple[HandleValue, ...], index: int, handle: str, prefix_handle: str
+) -> tuple[HandleValue, ...]:
+    """The values of *prefix_handle* (``0.NA/10.5555``) with ``index:handle`` in its admin
+    group (HS_VLIST 200), and, when it is new, an HS_ADMIN at 100 giving that group every
+    permission.
+
+    :raises ValueError: when index 200 holds a value of another type.
+    """
+    out = list(values)
+    if not any(type_matches(v.type, "HS_ADMIN") for v in out):
+        out.append(
+            HandleValue(
+                100, "HS_ADMIN", AdminData(prefix_handle, 200, ALL_PERMISSIONS), timestamp=_now()
+            )
+        )
+    member = Reference(handle, index)
+    group = next((v for v in out if v.index == 200), None)
+    if group is None:
+        out.append(HandleValue(200, "HS_VLIST", (member,), timestamp=_now()))
+    elif isinstance(group.data, tuple) and type_matches(group.type, "HS_VLIST"):
+        if member not in group.data:
+            data = (*group.data, member)
+            out = [v for v in out if v.index != 200]
+            out.append(HandleValue(200, "HS_VLIST", data, group.ttl, _now(), group.permissions))
+    else:
+        raise ValueError(f"index 200 of the prefix handle holds a {group.type} value")
+    return tuple(sorted(out, key=lambda v: v.index))

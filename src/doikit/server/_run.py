@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+from typing import TYPE_CHECKING
 
 import uvicorn
 
+from doikit._syntax import fold
+from doikit.handle import values_from_json, values_to_json
 from doikit.server._app import create_app
-from doikit.server._auth import hash_token, new_token
-from doikit.server.stores import default_store_url, open_store
+from doikit.server._auth import (
+    hash_secret,
+    hash_token,
+    new_secret,
+    new_token,
+    with_member,
+    with_secret,
+)
+from doikit.server.stores import Row, default_store_url, open_store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from doikit.handle import HandleValue
+    from doikit.server.stores import Store
 
 
 def app_from_env() -> object:
@@ -52,3 +69,47 @@ def create_token(store: str | None, prefixes: tuple[str, ...]) -> str:
 
     asyncio.run(work())
     return token
+
+
+async def _change(
+    store: Store,
+    name: str,
+    change: Callable[[tuple[HandleValue, ...]], tuple[HandleValue, ...]],
+) -> None:
+    """Apply *change* to the values of *name* (none when it does not exist), by
+    compare-and-set, as the server's writes are made."""
+    while True:
+        stored = await store.get(fold(name))
+        before = () if stored is None else values_from_json(json.loads(stored.values_json))
+        shown = name if stored is None else stored.name
+        row = Row(fold(name), shown, name.partition("/")[0], values_to_json(change(before)))
+        if await store.swap(fold(name), None if stored is None else stored.values_json, row):
+            return
+
+
+def create_admin(store: str | None, index: int, handle: str, prefix: str) -> str:
+    """Make ``index:handle`` an administrator of *prefix* in *store* and return its new
+    secret key (only a salted hash is kept): the identity's handle gets the HS_SECKEY value
+    at *index*, and the prefix's handle ``0.NA/<prefix>`` its admin group (HS_VLIST 200)
+    with the identity in it. Run again, it gives the identity a new key.
+
+    :raises ValueError: when *index* of the handle holds a value of another type.
+    """
+    secret = new_secret()
+    stored_key = hash_secret(secret)
+
+    async def work() -> None:
+        the_store = open_store(store)
+        await the_store.open()
+        try:
+            await _change(the_store, handle, lambda v: with_secret(v, index, stored_key, prefix))
+            await _change(
+                the_store,
+                "0.NA/" + prefix,
+                lambda v: with_member(v, index, handle, "0.NA/" + prefix),
+            )
+        finally:
+            await the_store.close()
+
+    asyncio.run(work())
+    return secret
