@@ -197,6 +197,7 @@ def create_app(
         Route("/api/deposit", writes.deposit, methods=["POST"]),
         Route("/api/{rest:anypath}", reads.api_unknown),
         Route("/openapi.json", reads.openapi, methods=["GET", "HEAD"]),
+        Route("/hrls/handles", reads.reverse_lookup, methods=["GET", "HEAD"]),
         Route("/ra/{dois:anypath}", reads.which_ra, methods=["GET", "HEAD"]),
         Route("/doiRA/{dois:anypath}", reads.which_ra, methods=["GET", "HEAD"]),
         Route("/", reads.home, methods=["GET", "HEAD"]),

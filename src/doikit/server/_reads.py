@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from typing import TYPE_CHECKING, Final
 
 from starlette.responses import JSONResponse, Response
@@ -25,6 +26,7 @@ from doikit.handle import (
     filter_values,
     record_body,
     success_body,
+    type_matches,
     values_from_json,
 )
 from doikit.handle._sansio import MAX_ALIAS_HOPS, choose_redirect
@@ -47,6 +49,7 @@ from doikit.server._http import (
     values_of,
 )
 from doikit.server._openapi import openapi
+from doikit.server.stores import INDEXED_CHARS
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -182,6 +185,25 @@ class Reads:
             total, names = await self.store.list_names(prefix, offset, size)
         body = {"responseCode": 1, "prefix": prefix, "totalCount": total, "handles": names}
         return api_reply(json.dumps(body, ensure_ascii=False, separators=(",", ":")), 200, params)
+
+    async def reverse_lookup(self, request: Request) -> Response:
+        """``GET /hrls/handles?URL=…``: the names with a public value of that type matching
+        the pattern (``*`` for any run of characters), as EUDAT's reverse-lookup servlet
+        answers pyhandle's ``search_handle``: a JSON list of names. Every other parameter
+        name is a value type, all of which must match; ``limit`` (default 1000, at most
+        10000) and ``page`` (from 0) page the list. Needs credentials, as the servlet does.
+        """
+        params = query_params(request)
+        await self.authority.caller(request)
+        limit = (_int_params(params, "limit") or [1000])[0]
+        page_number = (_int_params(params, "page") or [0])[0]
+        if not 0 < limit <= 10000 or page_number < 0:
+            raise Refused(RC_PROTOCOL_ERROR, "limit must be 1 to 10000 and page 0 or more")
+        wanted = [(k, v) for k, v in params if k not in {"limit", "page"}]
+        if not wanted:
+            raise Refused(RC_PROTOCOL_ERROR, "give a value type and a pattern, as URL=https://*")
+        names = await search(self.store, wanted, page_number * limit, limit)
+        return api_reply(json.dumps(names, ensure_ascii=False, separators=(",", ":")), 200)
 
     async def api_unknown(self, request: Request) -> Response:
         """Any other ``/api/…`` path: 404 with rc 4, as HANDLE.NET's UnknownApiServlet."""
@@ -374,3 +396,53 @@ def _locatt(params: list[tuple[str, str]], accept: str) -> tuple[tuple[str, str]
         for key, _, value in (p.partition(":") for p in values_of(params, "locatt") if ":" in p)
     )
     return given + _accept_locatt(accept)
+
+
+def _pattern(text: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in text.split("*")), re.DOTALL)
+
+
+def _bounds(pattern: str) -> tuple[str, str]:
+    """The range of indexed texts that can match *pattern*: its literal start."""
+    literal = pattern.split("*", 1)[0][:INDEXED_CHARS]
+    # No indexed text holds NUL (PostgreSQL text cannot), so literal + U+0001 bounds the
+    # texts equal to the literal.
+    if "*" not in pattern and len(literal) < INDEXED_CHARS:
+        return literal, literal + "\x01"  # only the text itself
+    if len(literal) == INDEXED_CHARS:
+        return literal, literal + "\x01"  # longer texts are indexed by these characters
+    return literal, literal + "\U0010ffff"
+
+
+async def search(store: Store, wanted: list[tuple[str, str]], skip: int, limit: int) -> list[str]:
+    """The names, in the index's order, whose public values match every ``(type,
+    pattern)`` of *wanted*; *skip* of them passed over, at most *limit* returned."""
+    first_type, first = wanted[0]
+    kind = first_type.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+    low, high = _bounds(first)
+    tests = [(t, _pattern(p)) for t, p in wanted]
+    out: list[str] = []
+    seen: set[str] = set()
+    after = ("", "")
+    while len(out) < limit:
+        batch = await store.find(kind, low, high, after, 1000)
+        for found in batch:
+            if found.key in seen:
+                continue
+            values = [v for v in values_from_json(json.loads(found.values_json)) if v.public_read]
+            if all(
+                any(
+                    type_matches(v.type, t) and v.text is not None and p.fullmatch(v.text)
+                    for v in values
+                )
+                for t, p in tests
+            ):
+                seen.add(found.key)
+                if skip:
+                    skip -= 1
+                elif len(out) < limit:
+                    out.append(found.name)
+        if len(batch) < 1000:
+            break
+        after = (batch[-1].text, batch[-1].key)
+    return out

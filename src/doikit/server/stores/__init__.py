@@ -13,6 +13,7 @@ decoding and re-encoding it. Tokens are stored as SHA-256 digests only.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Final, NamedTuple, Protocol
 
@@ -76,11 +77,58 @@ class Store(Protocol):
     async def has_prefix(self, prefix: str) -> bool:
         """Whether any record has this prefix."""
 
+    async def find(
+        self, type_: str, low: str, high: str, after: tuple[str, str], limit: int
+    ) -> list[Found]:
+        """Up to *limit* value index entries of *type_* (ASCII lower case) whose text is at
+        least *low* and below *high*, after the entry ``(text, key)`` *after*, in that
+        order, with their records. The index keeps the first :data:`INDEXED_CHARS` of each
+        text: callers check the whole value in the record."""
+
     async def add_token(self, digest: str, prefixes: tuple[str, ...]) -> None:
         """Store a token's digest with the prefixes it may write."""
 
     async def token_prefixes(self, digest: str) -> tuple[str, ...] | None:
         """The prefixes a token digest may write, or ``None`` for an unknown token."""
+
+
+#: How much of a value's text the value index keeps; a search verifies the whole value.
+INDEXED_CHARS: Final = 256
+# Types never indexed for reverse lookup: administrative values, whatever their permissions.
+_UNINDEXED: Final = frozenset({b"hs_admin", b"hs_vlist", b"hs_seckey", b"hs_pubkey", b"hs_site"})
+
+
+def index_entries(values_json: str) -> set[tuple[str, str]]:
+    """The value index's entries for a record: ``(type, text)`` of each publicly readable
+    value whose data is a string, the type in ASCII lower case and the text cut to
+    :data:`INDEXED_CHARS`. Both stores index exactly these, so reverse lookups agree.
+
+    >>> sorted(index_entries('[{"index":1,"type":"URL","data":{"format":"string","value":"https://a/"}}]'))
+    [('url', 'https://a/')]
+    """
+    out = set()
+    for value in json.loads(values_json):
+        data = value.get("data")
+        if not isinstance(data, dict) or data.get("format") != "string":
+            continue
+        permissions = value.get("permissions", "1110")
+        kind = str(value.get("type", "")).encode("utf-8", "surrogatepass").lower()
+        if permissions[2:3] != "1" or kind in _UNINDEXED:
+            continue
+        text = str(data.get("value", ""))[:INDEXED_CHARS]
+        name = kind.decode("utf-8", "surrogatepass")
+        if "\x00" not in text and "\x00" not in name:  # PostgreSQL text holds no NUL
+            out.add((name, text))
+    return out
+
+
+class Found(NamedTuple):
+    """A value index entry with its record, as :meth:`Store.find` yields them."""
+
+    text: str
+    key: str
+    name: str
+    values_json: str
 
 
 def default_store_url() -> str:

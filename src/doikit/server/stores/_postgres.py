@@ -7,10 +7,21 @@ from typing import TYPE_CHECKING, Final
 
 import asyncpg
 
-from doikit.server.stores import Row, StoredRecord, StoreError, StoreUnavailable
+from doikit.server.stores import (
+    Found,
+    Row,
+    StoredRecord,
+    StoreError,
+    StoreUnavailable,
+    index_entries,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from asyncpg.pool import PoolConnectionProxy
+
+    Connection = asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]
 
 # COLLATE "C": keys compare byte by byte, so listing order matches SQLite's, the index
 # serves equality without locale rules, and a prefix's names are one range of the key.
@@ -22,6 +33,13 @@ CREATE TABLE IF NOT EXISTS handles (
     vals TEXT NOT NULL
 );
 DROP INDEX IF EXISTS handles_prefix;
+CREATE TABLE IF NOT EXISTS value_index (
+    type TEXT COLLATE "C" NOT NULL,
+    text TEXT COLLATE "C" NOT NULL,
+    key TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (type, text, key)
+);
+CREATE TABLE IF NOT EXISTS doikit_meta (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
     digest TEXT PRIMARY KEY,
     prefixes TEXT NOT NULL,
@@ -68,6 +86,39 @@ def _range(prefix: str) -> tuple[str, str]:
     return prefix + "/", prefix + "0"
 
 
+async def _index(conn: Connection, key: str, old: str | None, new: str | None) -> None:
+    """Bring the value index from record values *old* to *new* (``None``: no record)."""
+    before = index_entries(old) if old is not None else set()
+    after = index_entries(new) if new is not None else set()
+    if before - after:
+        await conn.executemany(
+            "DELETE FROM value_index WHERE type = $1 AND text = $2 AND key = $3",
+            [(kind, text, key) for kind, text in before - after],
+        )
+    if after - before:
+        await conn.executemany(
+            "INSERT INTO value_index VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            [(kind, text, key) for kind, text in after - before],
+        )
+
+
+async def _migrate(conn: Connection) -> None:
+    """Version 1 added the value index: fill it for the records already there."""
+    version = await conn.fetchval("SELECT max(version) FROM doikit_meta")
+    if version is not None and version >= 1:
+        return
+    async with conn.transaction():
+        entries = [
+            (kind, text, key)
+            for key, vals in await conn.fetch("SELECT key, vals FROM handles")
+            for kind, text in index_entries(vals)
+        ]
+        await conn.executemany(
+            "INSERT INTO value_index VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", entries
+        )
+        await conn.execute("INSERT INTO doikit_meta VALUES (1)")
+
+
 class PostgresStore:
     """Records in PostgreSQL; see :mod:`doikit.server.stores`."""
 
@@ -95,6 +146,7 @@ class PostgresStore:
                 await conn.execute("SELECT pg_advisory_lock(4242)")
                 try:
                     await conn.execute(SCHEMA)
+                    await _migrate(conn)
                 finally:
                     await conn.execute("SELECT pg_advisory_unlock(4242)")
         except (*_UNAVAILABLE, asyncpg.PostgresError) as exc:
@@ -123,38 +175,68 @@ class PostgresStore:
         return None if row is None else StoredRecord(row[0], row[1])
 
     async def swap(self, key: str, expected: str | None, row: Row | None) -> bool:
-        """Compare and set one record: one statement, atomic by itself."""
-        with _answering():
-            if expected is None:
-                if row is None:
-                    return await self.get(key) is None
-                done = await self.pool.fetchval(
-                    "INSERT INTO handles VALUES ($1, $2, $3, $4)"
-                    " ON CONFLICT DO NOTHING RETURNING 1",
-                    *row,
-                )
-                return done is not None
-            if row is None:
-                status = await self.pool.execute(
-                    "DELETE FROM handles WHERE key = $1 AND vals = $2", key, expected
-                )
-            else:
-                status = await self.pool.execute(
-                    "UPDATE handles SET name = $3, prefix = $4, vals = $5"
-                    " WHERE key = $1 AND vals = $2",
-                    key,
-                    expected,
-                    row.name,
-                    row.prefix,
-                    row.values_json,
-                )
-        return not str(status).endswith(" 0")
-
-    async def put_many(self, rows: list[Row]) -> None:
-        """Create or replace *rows* in one transaction."""
+        """Compare and set one record, with its value index, in one transaction."""
         with _answering():
             async with self.pool.acquire() as conn, conn.transaction():
+                if expected is None:
+                    if row is None:
+                        found = await conn.fetchval("SELECT 1 FROM handles WHERE key = $1", key)
+                        return found is None
+                    done = await conn.fetchval(
+                        "INSERT INTO handles VALUES ($1, $2, $3, $4)"
+                        " ON CONFLICT DO NOTHING RETURNING 1",
+                        *row,
+                    )
+                elif row is None:
+                    done = await conn.fetchval(
+                        "DELETE FROM handles WHERE key = $1 AND vals = $2 RETURNING 1",
+                        key,
+                        expected,
+                    )
+                else:
+                    done = await conn.fetchval(
+                        "UPDATE handles SET name = $3, prefix = $4, vals = $5"
+                        " WHERE key = $1 AND vals = $2 RETURNING 1",
+                        key,
+                        expected,
+                        row.name,
+                        row.prefix,
+                        row.values_json,
+                    )
+                if done is None:
+                    return False
+                await _index(conn, key, expected, None if row is None else row.values_json)
+                return True
+
+    async def put_many(self, rows: list[Row]) -> None:
+        """Create or replace *rows* in one transaction, with their value index."""
+        with _answering():
+            async with self.pool.acquire() as conn, conn.transaction():
+                keys = [row.key for row in rows]
+                old: dict[str, str] = dict(
+                    await conn.fetch(  # type: ignore[arg-type] # Records are pairs
+                        "SELECT key, vals FROM handles WHERE key = ANY($1::text[]) FOR UPDATE", keys
+                    )
+                )
                 await conn.executemany(UPSERT, rows)
+                gone: set[tuple[str, str, str]] = set()
+                new: set[tuple[str, str, str]] = set()
+                for row in rows:  # in order: a name given twice is indexed as it ends
+                    was = old.get(row.key)
+                    before = index_entries(was) if was is not None else set()
+                    after = index_entries(row.values_json)
+                    gone |= {(k, t, row.key) for k, t in before - after}
+                    new -= {(k, t, row.key) for k, t in before - after}
+                    new |= {(k, t, row.key) for k, t in after - before}
+                    old[row.key] = row.values_json
+                if gone:
+                    await conn.executemany(
+                        "DELETE FROM value_index WHERE type = $1 AND text = $2 AND key = $3", gone
+                    )
+                if new:
+                    await conn.executemany(
+                        "INSERT INTO value_index VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", new
+                    )
 
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """A page of names under *prefix*, in key order (a range of the primary key)."""
@@ -181,6 +263,27 @@ class PostgresStore:
                 "SELECT 1 FROM handles WHERE key >= $1 AND key < $2 LIMIT 1", *_range(prefix)
             )
         return found is not None
+
+    async def find(
+        self, type_: str, low: str, high: str, after: tuple[str, str], limit: int
+    ) -> list[Found]:
+        """Value index entries in a range, with their records (a range of the index)."""
+        if "\x00" in low + high + after[0] + after[1] + type_:
+            return []
+        with _answering():
+            rows = await self.pool.fetch(
+                "SELECT i.text, i.key, h.name, h.vals FROM value_index i"
+                " JOIN handles h ON h.key = i.key"
+                " WHERE i.type = $1 AND i.text >= $2 AND i.text < $3"
+                " AND (i.text, i.key) > ($4, $5)"
+                " ORDER BY i.text, i.key LIMIT $6",
+                type_,
+                low,
+                high,
+                *after,
+                limit,
+            )
+        return [Found(*r) for r in rows]
 
     async def add_token(self, digest: str, prefixes: tuple[str, ...]) -> None:
         """Store a token digest."""

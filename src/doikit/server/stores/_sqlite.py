@@ -8,7 +8,7 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
-from doikit.server.stores import Row, StoredRecord, StoreUnavailable
+from doikit.server.stores import Found, Row, StoredRecord, StoreUnavailable, index_entries
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -22,6 +22,12 @@ CREATE TABLE IF NOT EXISTS handles (
     name TEXT NOT NULL,
     prefix TEXT NOT NULL,
     vals TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS value_index (
+    type TEXT NOT NULL,
+    text TEXT NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (type, text, key)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tokens (
     digest TEXT PRIMARY KEY,
@@ -61,6 +67,22 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _index(conn: sqlite3.Connection, key: str, old: str | None, new: str | None) -> None:
+    """Bring the value index from record values *old* to *new* (``None``: no record)."""
+    before = index_entries(old) if old is not None else set()
+    after = index_entries(new) if new is not None else set()
+    if before - after:
+        conn.executemany(
+            "DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?",
+            [(kind, text, key) for kind, text in before - after],
+        )
+    if after - before:
+        conn.executemany(
+            "INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)",
+            [(kind, text, key) for kind, text in after - before],
+        )
+
+
 class SQLiteStore:
     """Records in one SQLite file; see :mod:`doikit.server.stores`."""
 
@@ -79,6 +101,7 @@ class SQLiteStore:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="doikit-sqlite")
         self._writer = await self._write(lambda: _connect(self.path))
         await self._write(lambda: self._w.executescript(SCHEMA))
+        await self._write(self._migrate)
         self._reader = _connect(self.path)
         self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="doikit-scan")
 
@@ -100,6 +123,21 @@ class SQLiteStore:
             self._scans.shutdown()
             self._scans = None
             self._scanner = None
+
+    def _migrate(self) -> None:
+        """Version 1 added the value index: fill it for the records already there."""
+        conn = self._w
+        if conn.execute("PRAGMA user_version").fetchone()[0] >= 1:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for key, vals in conn.execute("SELECT key, vals FROM handles").fetchall():
+                _index(conn, key, None, vals)
+            conn.execute("PRAGMA user_version = 1")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     @property
     def _r(self) -> sqlite3.Connection:
@@ -154,6 +192,7 @@ class SQLiteStore:
                     conn.execute("DELETE FROM handles WHERE key = ?", (key,))
                 else:
                     conn.execute("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", row)
+                _index(conn, key, expected, None if row is None else row.values_json)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -169,7 +208,12 @@ class SQLiteStore:
             conn = self._w
             conn.execute("BEGIN IMMEDIATE")
             try:
-                conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", rows)
+                select = "SELECT vals FROM handles WHERE key = ?"
+                insert = "INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)"
+                for row in rows:  # one by one: a name given twice is indexed as it ends
+                    found = conn.execute(select, (row.key,)).fetchone()
+                    conn.execute(insert, row)
+                    _index(conn, row.key, None if found is None else found[0], row.values_json)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -200,6 +244,23 @@ class SQLiteStore:
                 "SELECT 1 FROM handles WHERE key >= ? AND key < ? LIMIT 1", _key_range(prefix)
             ).fetchone()
         return row is not None
+
+    async def find(
+        self, type_: str, low: str, high: str, after: tuple[str, str], limit: int
+    ) -> list[Found]:
+        """Value index entries in a range, with their records (a range of the index)."""
+
+        def work(conn: sqlite3.Connection) -> list[Found]:
+            rows = conn.execute(
+                "SELECT i.text, i.key, h.name, h.vals FROM value_index i"
+                " JOIN handles h ON h.key = i.key"
+                " WHERE i.type = ? AND i.text >= ? AND i.text < ? AND (i.text, i.key) > (?, ?)"
+                " ORDER BY i.text, i.key LIMIT ?",
+                (type_, low, high, *after, limit),
+            ).fetchall()
+            return [Found(*r) for r in rows]
+
+        return await self._scan(work)
 
     async def add_token(self, digest: str, prefixes: tuple[str, ...]) -> None:
         """Store a token digest."""
