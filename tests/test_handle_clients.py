@@ -98,7 +98,10 @@ def new_name() -> str:
     return "10.5555/c-" + uuid.uuid4().hex[:10]
 
 
-DEFAULT_ADMIN = ("HS_ADMIN", {"handle": "0.NA/10.5555", "index": 200, "permissions": "011111110011"})
+DEFAULT_ADMIN = (
+    "HS_ADMIN",
+    {"handle": "0.NA/10.5555", "index": 200, "permissions": "011111110011"},
+)
 
 
 # --- pyhandle ----------------------------------------------------------------------------------

@@ -116,3 +116,182 @@ def test_private_values_stay_hidden_behind_an_alias(
 def test_the_public_part_is_still_shown(http: httpx.Client, private_record: str) -> None:
     r = http.get(f"/{private_record}?action=api")
     assert [v["index"] for v in r.json()["values"]] == [3]
+
+
+# --- a bad record never sinks good ones --------------------------------------------------------
+
+BAD_LINES = {
+    "surrogate": b'{"doi":"10.5555/bad-s","url":"https://e.org/\\ud83d"}',
+    "deep": b'{"doi":"10.5555/bad-d","values":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "big int": b'{"doi":"10.5555/bad-i","values":[{"index":'
+    + b"9" * 5000
+    + b',"type":"X","data":"a"}]}',
+    "timestamp": (
+        b'{"doi":"10.5555/bad-t","values":[{"index":1,"type":"X","data":"a",'
+        b'"timestamp":100000000000000000000}]}'
+    ),
+    "NaN": b'{"doi":"10.5555/bad-n","values":[{"index":1,"type":"X","data":{"format":"site","value":{"v":NaN}}}]}',
+    "long name": json.dumps({"doi": "10.5555/" + "x" * 3000, "url": "https://e.org/"}).encode(),
+    "not UTF-8": b'{"doi":"10.5555/bad-u","url":"https://e.org/\xff"}',
+    "NUL type": b'{"doi":"10.5555/bad-z","values":[{"index":1,"type":"A\\u0000","data":"a"}]}',
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_LINES))
+def test_a_bad_deposit_line_is_reported_and_its_neighbours_go_in(
+    http: httpx.Client, served: Server, kind: str
+) -> None:
+    tag = uuid.uuid4().hex[:8]
+    good = [
+        json.dumps({"doi": f"10.5555/good-{tag}-{i}", "url": f"https://e.org/{i}"}).encode()
+        for i in range(3)
+    ]
+    body = b"\xef\xbb\xbf" + b"\n".join([good[0], good[1], BAD_LINES[kind], good[2]])
+    r = http.post("/api/deposit", content=body, headers=_auth(served))
+    if kind == "NUL type":
+        # A NUL in a type is legal JSON and a legal Handle value: stored, not indexed.
+        assert (r.status_code, r.json()["accepted"]) == (200, 4), r.text
+    else:
+        assert r.status_code == 200, r.text
+        assert r.json()["accepted"] == 3
+        [rejected] = r.json()["rejected"]
+        assert rejected["line"] == 3
+        assert rejected["message"]
+    for i in range(3):
+        assert http.get(f"/api/handles/10.5555/good-{tag}-{i}").status_code == 200
+    assert "Traceback" not in served.errors()
+
+
+@pytest.mark.parametrize("kind", [k for k in BAD_LINES if k != "NUL type"])
+def test_a_bad_put_body_is_400_and_changes_nothing(
+    http: httpx.Client, served: Server, kind: str
+) -> None:
+    name = "10.5555/put-" + uuid.uuid4().hex[:8]
+    assert (
+        _put(
+            http, served, name, {"values": [{"index": 1, "type": "URL", "data": "https://e.org/"}]}
+        ).status_code
+        == 201
+    )
+    before = http.get(f"/api/handles/{name}").json()
+    line = json.loads(BAD_LINES[kind]) if kind in {"long name"} else None
+    body = (
+        BAD_LINES[kind].replace(b'"doi":', b'"ignored":')
+        if line is None
+        else json.dumps(
+            {"values": [{"index": 1, "type": "URL", "data": "https://e.org/x"}]}
+        ).encode()
+    )
+    target = name if line is None else line["doi"]
+    r = _put(http, served, target, body)
+    assert r.status_code == 400, r.text
+    assert r.json()["message"]
+    assert http.get(f"/api/handles/{name}").json() == before
+    assert "Traceback" not in served.errors()
+
+
+# --- no 500 from input -------------------------------------------------------------------------
+
+
+def test_a_year_one_timestamp_and_an_offset_ttl_read_back_everywhere(
+    http: httpx.Client, served: Server
+) -> None:
+    name = "10.5555/zero-" + uuid.uuid4().hex[:8]
+    values = [
+        {
+            "index": 1,
+            "type": "URL",
+            "data": "https://e.org/",
+            "ttl": "2030-01-01T05:00:00+05:00",
+        },
+        {"index": 2, "type": "DESC", "data": "d", "ttl": "0001-01-01T00:00:00Z"},
+    ]
+    assert _put(http, served, name, {"values": values}).status_code == 201
+    stored = http.get(f"/api/handles/{name}").json()["values"]
+    assert [v["ttl"] for v in stored] == ["2030-01-01T00:00:00Z", "0001-01-01T00:00:00Z"]
+    for query in ("?noredirect", "?action=api", "?type=DESC", "?action=showvalues", ""):
+        assert http.get(f"/{name}{query}").status_code < 500
+    from doikit.handle import record_from_json  # noqa: PLC0415
+
+    assert record_from_json(http.get(f"/api/handles/{name}").json()).values[1].ttl.year == 1
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/handles/10.1000/a%00b",
+        "/10.1000/a%00b",
+        "/ra/10.1000/a%00b",
+        "/api/handles?prefix=10.5555&page=100000000000000000",
+        "/api/handles?prefix=10.5555&page=1&pageSize=1&page=x",
+    ],
+)
+def test_odd_requests_are_answered_without_500(
+    http: httpx.Client, served: Server, path: str
+) -> None:
+    r = http.get(path, headers=_auth(served))
+    assert r.status_code < 500, r.text
+    assert "Traceback" not in served.errors()
+
+
+def test_a_listing_far_past_the_end_is_empty(http: httpx.Client, served: Server) -> None:
+    r = http.get(
+        "/api/handles", params={"prefix": "10.5555", "page": 10**17}, headers=_auth(served)
+    )
+    assert r.status_code == 200
+    assert r.json()["handles"] == []
+    assert r.json()["totalCount"] >= 0
+
+
+def test_routes_read_names_from_the_raw_path_only_as_written(
+    http: httpx.Client, served: Server
+) -> None:
+    # %2F in the route's own words decodes to the same route, but is not the route.
+    r = http.get("/api%2Fhandles/10.1000/1")
+    assert r.status_code == 404
+    assert r.json()["responseCode"] == 4
+    assert http.get("/ra%2F10.1000/1").status_code == 400
+
+
+def test_unsupported_parameters_are_refused_never_ignored(
+    http: httpx.Client, served: Server
+) -> None:
+    name = "10.5555/param-" + uuid.uuid4().hex[:8]
+    assert (
+        _put(
+            http, served, name, [{"index": 1, "type": "URL", "data": "https://e.org/"}]
+        ).status_code
+        == 201
+    )
+    for method, query in [("DELETE", "?idx=1"), ("PUT", "?indexes=1"), ("GET", "?typ=URL")]:
+        r = http.request(
+            method,
+            f"/api/handles/{name}{query}",
+            content=b'[{"index":1,"type":"URL","data":"https://e.org/2"}]',
+            headers=_auth(served),
+        )
+        assert (r.status_code, r.json()["responseCode"]) == (400, 4), (method, r.text)
+    assert http.get(f"/api/handles/{name}").json()["values"][0]["data"]["value"] == "https://e.org/"
+
+
+# --- redirects ---------------------------------------------------------------------------------
+
+
+def test_the_not_found_hint_never_links_to_another_host(http: httpx.Client) -> None:
+    r = http.get("/%2Fevil.example/")
+    assert r.status_code == 404
+    assert 'href="//' not in r.text
+    assert 'href="/%2Fevil.example"' in r.text
+
+
+def test_urlappend_cannot_change_the_host(http: httpx.Client, served: Server) -> None:
+    name = "10.5555/append-" + uuid.uuid4().hex[:8]
+    assert (
+        _put(http, served, name, [{"index": 1, "type": "URL", "data": "https://e.org"}]).status_code
+        == 201
+    )
+    r = http.get(f"/{name}?urlappend=@evil.example")
+    assert r.status_code == 400
+    assert "evil" not in r.headers.get("location", "")
+    ok = http.get(f"/{name}?urlappend=/path%3Fq%3D1")
+    assert (ok.status_code, ok.headers["location"]) == (302, "https://e.org/path?q=1")

@@ -21,12 +21,17 @@ from urllib.parse import urlsplit
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
 from doikit._syntax import PercentError, percent_decode
+from doikit.handle._values import HandleFormatError, loads
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-#: Records per request; each request is one transaction on the server.
+#: Records per request, and bytes per request: a chunk ends at whichever comes first (a
+#: record can be large). Each request is one transaction on the server.
 CHUNK: Final = 10_000
+CHUNK_BYTES: Final = 8 << 20
+#: The largest request body the server takes (``doikit serve``'s deposit limit).
+MAX_REQUEST: Final = 64 << 20
 # Stands in for a line that is not UTF-8; a NUL cannot start a real line of either format.
 _NOT_UTF8: Final = "\x00not-utf8:"
 
@@ -69,9 +74,11 @@ def _name(text: object) -> str:
 
 
 def _utf8(lines: Iterable[str]) -> Iterator[str]:
-    """The lines; one holding bytes that are not UTF-8 (read as surrogateescape) becomes a
-    marker line that the parsers refuse with its line number."""
-    for line in lines:
+    """The lines, a BOM before the first dropped; one holding bytes that are not UTF-8 (read
+    as surrogateescape) becomes a marker line that the parsers refuse with its number."""
+    for number, line in enumerate(lines):
+        if number == 0:
+            line = line.removeprefix("\ufeff")  # noqa: PLW2901 - the same line, its BOM off
         if not line.isascii():
             try:
                 line.encode("utf-8")
@@ -112,9 +119,9 @@ def parse_lines(
             yield number, f"not UTF-8 at character {line[len(_NOT_UTF8) :].strip()}"
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield number, f"not JSON: {exc.msg} at column {exc.colno}"
+            obj = loads(line)  # the server's reader: what it refuses is refused here
+        except HandleFormatError as exc:
+            yield number, exc.detail if exc.detail.startswith("not ") else str(exc)
             continue
         if not isinstance(obj, dict):
             yield number, "each line must be a JSON object"
@@ -165,6 +172,37 @@ class _Connection:
         self.conn.close()
 
 
+def _bodies(
+    items: Iterable[tuple[int, dict[str, object] | str]],
+    report: Report,
+    chunk: int,
+    chunk_bytes: int,
+    on_line: Callable[[int], None] | None,
+) -> Iterator[bytes]:
+    """Request bodies of at most *chunk* records and *chunk_bytes* bytes (or one record, if
+    larger); refused lines go to *report*, records no request can carry too."""
+    batch: list[bytes] = []
+    size = 0
+    for number, item in items:
+        if on_line is not None:
+            on_line(number)
+        if isinstance(item, str):
+            report.rejected.append(Rejection(number, item))
+            continue
+        record = json.dumps(item, ensure_ascii=False).encode("utf-8")
+        if len(record) >= MAX_REQUEST:
+            reason = f"the record is {len(record)} bytes; a request takes at most {MAX_REQUEST}"
+            report.rejected.append(Rejection(number, reason))
+            continue
+        if batch and (len(batch) >= chunk or size + len(record) > chunk_bytes):
+            yield b"\n".join(batch)
+            batch, size = [], 0
+        batch.append(record)
+        size += len(record) + 1
+    if batch:
+        yield b"\n".join(batch)
+
+
 def deposit(
     lines: Iterable[str],
     *,
@@ -173,6 +211,7 @@ def deposit(
     token: str,
     timeout: float = 120.0,
     chunk: int = CHUNK,
+    chunk_bytes: int = CHUNK_BYTES,
     on_line: Callable[[int], None] | None = None,
 ) -> Report:
     """Deposit every good line; report the others. Chunks already sent stay committed.
@@ -205,22 +244,11 @@ def deposit(
 
     thread = threading.Thread(target=sender, name="doikit-deposit", daemon=True)
     thread.start()
-    batch: list[bytes] = []
     try:
-        for number, item in parse_lines(lines, is_csv=is_csv):
+        for body in _bodies(parse_lines(lines, is_csv=is_csv), report, chunk, chunk_bytes, on_line):
             if failure:
                 break
-            if on_line is not None:
-                on_line(number)
-            if isinstance(item, str):
-                report.rejected.append(Rejection(number, item))
-                continue
-            batch.append(json.dumps(item, ensure_ascii=False).encode("utf-8"))
-            if len(batch) >= chunk:
-                chunks.put(b"\n".join(batch))
-                batch = []
-        if batch and not failure:
-            chunks.put(b"\n".join(batch))
+            chunks.put(body)
     finally:
         chunks.put(None)
         thread.join()

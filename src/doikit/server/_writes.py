@@ -39,6 +39,7 @@ from doikit.handle import (
     values_to_json,
 )
 from doikit.handle._values import format_time
+from doikit.server._deposit import MAX_REQUEST
 from doikit.server._http import (
     Refused,
     api_reply,
@@ -59,9 +60,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("doikit.server")
 
-#: The largest body a single PUT may carry, and a batch deposit.
+#: The largest body a single PUT may carry, and a batch deposit (which ``doikit deposit``
+#: knows, to split its input by it).
 MAX_BODY: Final = 1 << 20
-MAX_DEPOSIT_BODY: Final = 64 << 20
+MAX_DEPOSIT_BODY: Final = MAX_REQUEST
 # HANDLE.NET's status for response code 201 (a value's index exists) and 200 on a write.
 RC_VALUE_ALREADY_EXISTS: Final = 201
 # A compare-and-set that keeps losing to other writers gives up after this many tries.
