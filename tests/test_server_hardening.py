@@ -130,7 +130,10 @@ BAD_LINES = {
         b'{"doi":"10.5555/bad-t","values":[{"index":1,"type":"X","data":"a",'
         b'"timestamp":100000000000000000000}]}'
     ),
-    "NaN": b'{"doi":"10.5555/bad-n","values":[{"index":1,"type":"X","data":{"format":"site","value":{"v":NaN}}}]}',
+    "NaN": (
+        b'{"doi":"10.5555/bad-n","values":[{"index":1,"type":"X",'
+        b'"data":{"format":"site","value":{"v":NaN}}}]}'
+    ),
     "long name": json.dumps({"doi": "10.5555/" + "x" * 3000, "url": "https://e.org/"}).encode(),
     "not UTF-8": b'{"doi":"10.5555/bad-u","url":"https://e.org/\xff"}',
     "NUL type": b'{"doi":"10.5555/bad-z","values":[{"index":1,"type":"A\\u0000","data":"a"}]}',
@@ -174,7 +177,7 @@ def test_a_bad_put_body_is_400_and_changes_nothing(
         == 201
     )
     before = http.get(f"/api/handles/{name}").json()
-    line = json.loads(BAD_LINES[kind]) if kind in {"long name"} else None
+    line = json.loads(BAD_LINES[kind]) if kind == "long name" else None
     body = (
         BAD_LINES[kind].replace(b'"doi":', b'"ignored":')
         if line is None
@@ -213,7 +216,9 @@ def test_a_year_one_timestamp_and_an_offset_ttl_read_back_everywhere(
         assert http.get(f"/{name}{query}").status_code < 500
     from doikit.handle import record_from_json  # noqa: PLC0415
 
-    assert record_from_json(http.get(f"/api/handles/{name}").json()).values[1].ttl.year == 1
+    ttl = record_from_json(http.get(f"/api/handles/{name}").json()).values[1].ttl
+    assert not isinstance(ttl, int)
+    assert ttl.year == 1
 
 
 @pytest.mark.parametrize(
@@ -243,9 +248,7 @@ def test_a_listing_far_past_the_end_is_empty(http: httpx.Client, served: Server)
     assert r.json()["totalCount"] >= 0
 
 
-def test_routes_read_names_from_the_raw_path_only_as_written(
-    http: httpx.Client, served: Server
-) -> None:
+def test_routes_read_names_from_the_raw_path_only_as_written(http: httpx.Client) -> None:
     # %2F in the route's own words decodes to the same route, but is not the route.
     r = http.get("/api%2Fhandles/10.1000/1")
     assert r.status_code == 404
