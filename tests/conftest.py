@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import http.server
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -138,9 +139,17 @@ class Server:
 
 
 def start_server(
-    store: str, *, demo: bool = True, token_prefixes: tuple[str, ...] = ("10.5555",)
+    store: str,
+    *,
+    demo: bool = True,
+    token_prefixes: tuple[str, ...] = ("10.5555",),
+    open_files: int | None = None,
+    options: tuple[str, ...] = (),
 ) -> Server:
-    """Create a token in *store*, start `doikit serve` on it, wait until it answers."""
+    """Create a token in *store*, start `doikit serve` on it, wait until it answers.
+
+    *open_files* sets the server's limit of open files (soft and hard), as ``ulimit -n``.
+    """
     prefixes = [a for p in token_prefixes for a in ("--prefix", p)]
     token = subprocess.run(
         [DOIKIT, "token", "create", "--store", store, *prefixes],
@@ -149,9 +158,15 @@ def start_server(
         text=True,
     ).stdout.strip()
     port = free_port()
-    argv = [DOIKIT, "serve", "--store", store, "--port", str(port)] + (["--demo"] if demo else [])
+    argv = [DOIKIT, "serve", "--store", store, "--port", str(port), *options]
+    argv += ["--demo"] if demo else []
     log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop_server
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log)
+
+    def limit() -> None:
+        if open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, preexec_fn=limit)  # noqa: PLW1509 - only setrlimit
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

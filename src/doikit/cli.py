@@ -454,14 +454,59 @@ def _server_extra() -> None:
 @click.option(
     "--ra", "ra_name", default="doikit", show_default=True, help="The RA name Which RA answers."
 )
+@click.option(
+    "--head-timeout",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="Seconds a request's line and headers may take to arrive.",
+)
+@click.option(
+    "--request-timeout",
+    type=click.FloatRange(min=0.1),
+    default=120.0,
+    show_default=True,
+    help="Seconds a request's body may take to arrive, and the app to answer it.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Open connections per worker; 0: as many as the open-files limit allows.",
+)
 def serve(
-    store: str | None, host: str, port: int, workers: int, *, demo: bool, ra_name: str
+    store: str | None,
+    host: str,
+    port: int,
+    workers: int,
+    *,
+    demo: bool,
+    ra_name: str,
+    head_timeout: float,
+    request_timeout: float,
+    max_connections: int,
 ) -> None:
     """Run the DOI directory and resolver (doi.org-compatible)."""
     _server_extra()
+    from doikit.server._limits import Limits  # noqa: PLC0415
     from doikit.server._run import run  # noqa: PLC0415
 
-    run(store=store, host=host, port=port, workers=workers, demo=demo, ra_name=ra_name)
+    limits = Limits(
+        head_timeout=head_timeout,
+        body_timeout=request_timeout,
+        request_timeout=request_timeout,
+        connections=max_connections,
+    )
+    run(
+        store=store,
+        host=host,
+        port=port,
+        workers=workers,
+        demo=demo,
+        ra_name=ra_name,
+        limits=limits,
+    )
 
 
 @cli.group()

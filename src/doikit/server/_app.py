@@ -11,6 +11,7 @@ connection.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -25,6 +26,7 @@ from doikit.server import _pages
 from doikit.server._auth import Authority
 from doikit.server._fast import FastPaths
 from doikit.server._http import Refused, api_error, page, query_params
+from doikit.server._limits import Limits
 from doikit.server._reads import Reads
 from doikit.server._writes import Writes
 from doikit.server.stores import Store, StoreUnavailable, open_store
@@ -74,9 +76,10 @@ class _Guard:
     server sees the request end normally, so the connection is kept or closed cleanly.
     It also tells :class:`_Incidents` when the store answers again."""
 
-    def __init__(self, inner: ASGIApp, incidents: _Incidents) -> None:
+    def __init__(self, inner: ASGIApp, incidents: _Incidents, timeout: float) -> None:
         self.inner = inner
         self.incidents = incidents
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -92,16 +95,21 @@ class _Guard:
             await send(message)
 
         try:
-            await self.inner(scope, receive, tracking)
-        except Exception:
+            async with asyncio.timeout(self.timeout):
+                await self.inner(scope, receive, tracking)
+        except Exception as exc:
             if started:
                 return  # Starlette's handler answered and re-raised; it was logged there
-            log.exception("unexpected error on %s %s", scope["method"], scope["path"])
-            body = b'{"responseCode":2,"message":"unexpected server error"}'
+            if isinstance(exc, TimeoutError):
+                log.warning("%s %s took over %s s", scope["method"], scope["path"], self.timeout)
+                status, body = 503, b'{"responseCode":3,"message":"the request took too long"}'
+            else:
+                log.exception("unexpected error on %s %s", scope["method"], scope["path"])
+                status, body = 500, b'{"responseCode":2,"message":"unexpected server error"}'
             await send(
                 {
                     "type": "http.response.start",
-                    "status": 500,
+                    "status": status,
                     "headers": [
                         (b"content-type", b"application/json;charset=UTF-8"),
                         (b"content-length", str(len(body)).encode()),
@@ -131,12 +139,17 @@ register_url_convertor("anypath", _AnyPath())
 
 
 def create_app(
-    store: Store | str | None = None, *, ra_name: str = "doikit", demo: bool = False
+    store: Store | str | None = None,
+    *,
+    ra_name: str = "doikit",
+    demo: bool = False,
+    request_timeout: float = Limits.request_timeout,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
     The store is opened when the app starts (ASGI lifespan) and closed when it stops;
-    with *demo*, the demo records are loaded on start.
+    with *demo*, the demo records are loaded on start. A request that takes longer than
+    *request_timeout* seconds is answered 503.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)
@@ -212,4 +225,4 @@ def create_app(
             Exception: server_error,
         },
     )
-    return _Guard(FastPaths(starlette, the_store), incidents)
+    return _Guard(FastPaths(starlette, the_store), incidents, request_timeout)

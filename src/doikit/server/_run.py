@@ -20,6 +20,8 @@ from doikit.server._auth import (
     with_member,
     with_secret,
 )
+from doikit.server._limits import Limits
+from doikit.server._uvicorn import GuardedProtocol
 from doikit.server.stores import Row, default_store_url, open_store
 
 if TYPE_CHECKING:
@@ -35,20 +37,32 @@ def app_from_env() -> object:
         os.environ["DOIKIT_STORE"],
         ra_name=os.environ.get("DOIKIT_RA", "doikit"),
         demo=os.environ.get("DOIKIT_DEMO") == "1",
+        request_timeout=Limits.from_env().request_timeout,
     )
 
 
-def run(*, store: str | None, host: str, port: int, workers: int, demo: bool, ra_name: str) -> None:
-    """Serve until interrupted: uvicorn with uvloop and httptools when installed."""
+def run(
+    *,
+    store: str | None,
+    host: str,
+    port: int,
+    workers: int,
+    demo: bool,
+    ra_name: str,
+    limits: Limits | None = None,
+) -> None:
+    """Serve until interrupted: uvicorn with uvloop and httptools, the limits enforced."""
     os.environ["DOIKIT_STORE"] = store or default_store_url()
     os.environ["DOIKIT_RA"] = ra_name
     os.environ["DOIKIT_DEMO"] = "1" if demo else "0"
+    (limits or Limits()).resolved().to_env()
     uvicorn.run(
         "doikit.server._run:app_from_env",
         factory=True,
         host=host,
         port=port,
         workers=workers,
+        http=GuardedProtocol,
         log_level="warning",
         access_log=False,
         server_header=False,

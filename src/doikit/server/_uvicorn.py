@@ -1,0 +1,143 @@
+"""uvicorn's httptools protocol with :class:`~._limits.Limits` enforced (see there)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from doikit.server._limits import Limits
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+
+
+class _HeadTooBigError(Exception):
+    """Raised inside the parser's callback to stop it."""
+
+
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with the head and body deadlines, the head size and
+    the connection cap of :class:`Limits` (read once per worker from the environment)."""
+
+    limits: ClassVar[Limits | None] = None
+    # Connections that have not sent a complete head, oldest first (dicts keep order).
+    waiting: ClassVar[dict[GuardedProtocol, None]] = {}
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        if GuardedProtocol.limits is None:
+            GuardedProtocol.limits = Limits.from_env().resolved()
+        self._limits = GuardedProtocol.limits
+        self._deadline: asyncio.TimerHandle | None = None
+        self._head_seen = 0
+        self._head_too_big = False
+
+    # --- the connection ---------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        """Admit the connection, making room by closing the oldest waiting one at the cap."""
+        if len(self.connections) >= self._limits.connections:
+            oldest = next(iter(GuardedProtocol.waiting), None)
+            if oldest is None:
+                transport.abort()  # every connection is busy with a request
+                return
+            oldest.transport.abort()
+            GuardedProtocol.waiting.pop(oldest, None)
+        super().connection_made(transport)
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Forget the connection and its timers."""
+        GuardedProtocol.waiting.pop(self, None)
+        self._cancel()
+        if self.transport is not None:
+            super().connection_lost(exc)
+
+    # --- the head ---------------------------------------------------------------------------
+
+    def _await_head(self) -> None:
+        GuardedProtocol.waiting[self] = None
+        self._head_seen = 0
+        self._arm(self._limits.head_timeout)
+
+    def data_received(self, data: bytes) -> None:
+        """Parse, and refuse a head that is still incomplete after more than its size: the
+        parser has seen at most one read beyond the limit."""
+        waiting = self in GuardedProtocol.waiting
+        super().data_received(data)
+        if waiting and self in GuardedProtocol.waiting:
+            self._head_seen += len(data)
+            if self._head_seen > self._limits.head_bytes:
+                self._refuse_head()
+
+    def send_400_response(self, msg: str) -> None:
+        """Uvicorn's answer to a request the parser refused; 431 when it was the head's
+        size that stopped the parser (:meth:`on_headers_complete`)."""
+        if self._head_too_big:
+            self._refuse_head()
+        else:
+            super().send_400_response(msg)
+
+    def _refuse_head(self) -> None:
+        GuardedProtocol.waiting.pop(self, None)
+        self._cancel()
+        message = f"the request head is over {self._limits.head_bytes} bytes"
+        self.transport.write(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain\r\n"
+            b"content-length: "
+            + str(len(message)).encode()
+            + b"\r\nconnection: close\r\n\r\n"
+            + message.encode()
+        )
+        self.transport.close()
+
+    def on_headers_complete(self) -> None:
+        """The head is in: from now the body's deadline counts. A head over its size that
+        arrived whole stops the parser here (uvicorn then calls :meth:`send_400_response`)."""
+        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if size > self._limits.head_bytes:
+            self._head_too_big = True
+            raise _HeadTooBigError
+        GuardedProtocol.waiting.pop(self, None)
+        self._arm(self._limits.body_timeout)
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        """The body is in."""
+        self._cancel()
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        """Wait for the next request's head, within the deadline (unless it is in already,
+        pipelined)."""
+        pipelined = bool(self.pipeline)
+        super().on_response_complete()
+        if not pipelined and not self.transport.is_closing():
+            self._await_head()
+
+    # --- timers -----------------------------------------------------------------------------
+
+    def _arm(self, seconds: float) -> None:
+        self._cancel()
+        self._deadline = self.loop.call_later(seconds, self._expire)
+
+    def _cancel(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self) -> None:
+        self._deadline = None
+        GuardedProtocol.waiting.pop(self, None)
+        if not self.transport.is_closing():
+            self.transport.close()
