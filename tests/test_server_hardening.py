@@ -298,3 +298,11 @@ def test_urlappend_cannot_change_the_host(http: httpx.Client, served: Server) ->
     assert "evil" not in r.headers.get("location", "")
     ok = http.get(f"/{name}?urlappend=/path%3Fq%3D1")
     assert (ok.status_code, ok.headers["location"]) == (302, "https://e.org/path?q=1")
+
+
+def test_a_10320_loc_value_is_bounded(http: httpx.Client, served: Server) -> None:
+    hrefs = "".join(f'<location href="https://e.org/{i:06}"/>' for i in range(1000))
+    body = [{"index": 1, "type": "10320/loc", "data": f"<locations>{hrefs}</locations>"}]
+    r = _put(http, served, "10.5555/loc-" + uuid.uuid4().hex[:8], body)
+    assert r.status_code == 400
+    assert "at most" in r.json()["message"]

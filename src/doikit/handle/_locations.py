@@ -15,6 +15,8 @@ with weight above 0). A step that keeps nothing leaves the set as it was; weight
 
 from __future__ import annotations
 
+import functools
+
 import random
 
 # The value is size-limited, and expat refuses entity-expansion attacks (billion laughs).
@@ -65,8 +67,10 @@ class Locations:
     chooseby: tuple[str, ...] = DEFAULT_CHOOSEBY
 
 
+@functools.lru_cache(maxsize=256)
 def parse_locations(text: str) -> Locations:
-    """Parse a ``10320/loc`` value.
+    """Parse a ``10320/loc`` value (the last 256 texts are remembered: a resolver parses
+    the same popular values again and again, and the result is immutable).
 
     >>> locs = parse_locations('<locations><location href="https://a/" weight="0.5"/></locations>')
     >>> locs.locations[0].href, locs.locations[0].weight, locs.http_sc

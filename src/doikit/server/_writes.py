@@ -64,6 +64,8 @@ log = logging.getLogger("doikit.server")
 #: knows, to split its input by it).
 MAX_BODY: Final = 1 << 20
 MAX_DEPOSIT_BODY: Final = MAX_REQUEST
+#: The largest 10320/loc value a write may store (a few locations take a few hundred bytes).
+MAX_LOCATIONS_BYTES: Final = 16 * 1024
 # HANDLE.NET's status for response code 201 (a value's index exists) and 200 on a write.
 RC_VALUE_ALREADY_EXISTS: Final = 201
 # A compare-and-set that keeps losing to other writers gives up after this many tries.
@@ -126,6 +128,12 @@ def check_values(values: tuple[HandleValue, ...]) -> None:
                     f"{where}.data", f"an alias must name a DOI: {exc}"
                 ) from None
         elif type_matches(value.type, "10320/loc"):
+            if isinstance(value.data, bytes) and len(value.data) > MAX_LOCATIONS_BYTES:
+                raise HandleFormatError(
+                    f"{where}.data",
+                    f"a 10320/loc value holds at most {MAX_LOCATIONS_BYTES} bytes: the proxy"
+                    " reads it on every resolution",
+                )
             locations = parse_locations(value.text or "")
             for location in locations.locations:
                 problem = valid_http_url(
