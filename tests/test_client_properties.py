@@ -14,7 +14,7 @@ import doikit
 from doikit.client import Cache
 from doikit.client._policy import HostGate, RetryPolicy, parse_retry_after
 from doikit.handle import HandleRecord, HandleValue
-from doikit.handle._sansio import shortdoi_name
+from doikit.handle.resolution import shortdoi_name
 from test_handle import values
 
 

@@ -16,8 +16,8 @@ import click
 from doikit._doi import DOI
 from doikit._errors import DOIError, InvalidDOI
 from doikit.client import AsyncClient, Cache, Client
-from doikit.handle._sansio import resolution_step
 from doikit.handle._values import value_to_json
+from doikit.handle.resolution import resolution_step
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable

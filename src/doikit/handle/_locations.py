@@ -16,7 +16,6 @@ with weight above 0). A step that keeps nothing leaves the set as it was; weight
 from __future__ import annotations
 
 import functools
-
 import random
 
 # The value is size-limited, and expat refuses entity-expansion attacks (billion laughs).

@@ -29,7 +29,7 @@ from doikit.handle import (
     type_matches,
     values_from_json,
 )
-from doikit.handle._sansio import MAX_ALIAS_HOPS, choose_redirect
+from doikit.handle.resolution import MAX_ALIAS_HOPS, choose_redirect
 from doikit.server import _pages
 from doikit.server._http import (
     BadPathError,

@@ -1,13 +1,16 @@
-"""Resolution without I/O: the requests a client sends and how it reads the answers.
+"""Resolution without I/O: the requests a client sends, how it reads the answers, and what
+a proxy redirects to.
 
-Both clients (:mod:`doikit.client`) move bytes only; this module decides what to ask and
-what an answer means, so the sync and async clients cannot drift apart.
+Both clients (:mod:`doikit.client`) move bytes only; this module decides what to ask
+(:class:`Request`, for every kind: records, metadata, shortDOIs, Which RA), what an answer
+means, and how much of one is taken (:class:`ReplyLimits`), so the sync and async clients
+cannot drift apart. ``doikit serve`` chooses its redirects with the same
+:func:`choose_redirect` that the clients' ``url()`` follows.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -16,21 +19,52 @@ from doikit._errors import DOINotFound, HandleServerError, InvalidDOI, Malformed
 from doikit._present import url_path
 from doikit.handle._locations import Location, choose_location, parse_locations
 from doikit.handle._protocol import RC_HANDLE_NOT_FOUND, RC_SUCCESS, RC_VALUES_NOT_FOUND
-from doikit.handle._values import HandleFormatError, HandleRecord, record_from_json, type_matches
+from doikit.handle._values import (
+    HandleFormatError,
+    HandleRecord,
+    loads,
+    record_from_json,
+    type_matches,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+#: The largest answer a client takes by default, after decompression: 16 MiB.
+MAX_BODY: Final = 16 << 20
 #: How many HS_ALIAS hops ``url()`` follows, as the proxy.
 MAX_ALIAS_HOPS: Final = 20
 
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A GET to send: the path and query under the client's base URL."""
+    """A GET to send: the path and query under the client's base URL, extra headers, and
+    whether to follow redirects (content negotiation goes on to the RA)."""
 
     path: str
     params: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    follow: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyLimits:
+    """How much of an answer a client takes, for every kind of request alike.
+
+    *max_body* bounds the body after decompression (a small gzip reply can inflate to
+    gigabytes); *total* bounds a request's time from the first byte sent to the last byte
+    read, however slowly the server trickles; *max_redirects* bounds the redirects a
+    content-negotiated request follows. JSON is read by :func:`doikit.handle.loads`,
+    whose nesting is bounded by the stack: too deep is a malformed answer.
+    """
+
+    max_body: int = MAX_BODY
+    total: float = 10.0
+    max_redirects: int = 10
+
+    def too_large(self, name: str) -> MalformedResponse:
+        """The error for an answer over :attr:`max_body`."""
+        return MalformedResponse(name, f"{name}: the answer is over {self.max_body} bytes")
 
 
 def handle_path(doi: DOI) -> str:
@@ -63,8 +97,8 @@ def read_resolution(doi: DOI | str, status: int, content_type: str, body: bytes)
     """
     name = str(doi)
     try:
-        obj = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        obj = loads(body)
+    except HandleFormatError:
         obj = None
     code = obj.get("responseCode") if isinstance(obj, dict) else None
     if code == RC_HANDLE_NOT_FOUND or (status == 404 and code is None):
@@ -165,6 +199,29 @@ def choose_redirect(
             if type_matches(value.type, wanted) and value.text:
                 return Redirect(value.text, 302, value.ttl_seconds(), vary=False)
     return None
+
+
+def which_ra_requests(names: Sequence[str]) -> list[Request]:
+    """The Which RA requests for *names*, batched within the URL length limit."""
+    return [Request(path) for path in which_ra_paths(names)]
+
+
+def metadata_request(
+    doi: DOI, form: str, style: str | None = None, locale: str | None = None
+) -> Request:
+    """The content-negotiated request for *doi*'s metadata as *form*: the proxy path with
+    the ``Accept`` of :func:`metadata_accept`, redirects followed to the RA."""
+    accept = metadata_accept(form, style, locale)
+    return Request("/" + url_path(str(doi)), headers=(("Accept", accept),), follow=True)
+
+
+def shortdoi_request(text: str) -> tuple[str, Request]:
+    """The shortDOI's handle and the request for its alias.
+
+    :raises InvalidDOI: when *text* is not a shortDOI.
+    """
+    handle = shortdoi_name(text)
+    return handle, Request("/api/handles/" + handle, (("type", "HS_ALIAS"),))
 
 
 def which_ra_paths(names: Sequence[str], limit: int = 4000) -> list[str]:
