@@ -110,6 +110,34 @@ def fresh_pg_url(pg_url: str) -> str:
     return pg_url
 
 
+def new_database(pg_url: str) -> str:
+    """A new, empty database in the session's cluster; its URL."""
+    import asyncio  # noqa: PLC0415
+    import uuid  # noqa: PLC0415
+
+    import asyncpg  # noqa: PLC0415
+
+    name = "d" + uuid.uuid4().hex[:12]
+
+    async def create() -> None:
+        conn = await asyncpg.connect(pg_url)
+        try:
+            await conn.execute(f"CREATE DATABASE {name}")
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    return pg_url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def module_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Each store in turn, fresh, for a module's tests: a SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path_factory.mktemp('store') / 'doikit.sqlite3'}"
+    return new_database(str(request.getfixturevalue("pg_url")))
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Each store in turn: a fresh SQLite file, then the PostgreSQL cluster emptied."""

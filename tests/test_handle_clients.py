@@ -27,41 +27,17 @@ if TYPE_CHECKING:
 IDENTITY = "300:10.5555/ADMIN"
 
 
-def _new_database(pg_url: str) -> str:
-    import asyncio  # noqa: PLC0415
-
-    import asyncpg  # noqa: PLC0415
-
-    name = "c" + uuid.uuid4().hex[:12]
-
-    async def create() -> None:
-        conn = await asyncpg.connect(pg_url)
-        try:
-            await conn.execute(f"CREATE DATABASE {name}")
-        finally:
-            await conn.close()
-
-    asyncio.run(create())
-    return pg_url.rsplit("/", 1)[0] + "/" + name
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def served(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[Server, str]]:
+@pytest.fixture(scope="module")
+def served(module_store: str) -> Iterator[tuple[Server, str]]:
     """`doikit serve` on each store, with the identity 300:10.5555/ADMIN and its secret."""
-    if request.param == "sqlite":
-        store = f"sqlite:///{tmp_path_factory.mktemp('clients') / 'doikit.sqlite3'}"
-    else:
-        store = _new_database(str(request.getfixturevalue("pg_url")))
     made = subprocess.run(
-        [DOIKIT, "admin", "create", "--store", store, "--prefix", "10.5555", IDENTITY],
+        [DOIKIT, "admin", "create", "--store", module_store, "--prefix", "10.5555", IDENTITY],
         check=True,
         capture_output=True,
         text=True,
     )
     secret = made.stdout.splitlines()[-1]
-    running = start_server(store, demo=False)
+    running = start_server(module_store, demo=False)
     try:
         yield running, secret
     finally:

@@ -5,7 +5,6 @@ Each test here reproduces a finding of the hardening review: it failed before th
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -21,32 +20,10 @@ if TYPE_CHECKING:
     from conftest import Server as ServerType
 
 
-def _new_database(pg_url: str) -> str:
-    import asyncpg  # noqa: PLC0415
-
-    name = "h" + uuid.uuid4().hex[:12]
-
-    async def create() -> None:
-        conn = await asyncpg.connect(pg_url)
-        try:
-            await conn.execute(f"CREATE DATABASE {name}")
-        finally:
-            await conn.close()
-
-    asyncio.run(create())
-    return pg_url.rsplit("/", 1)[0] + "/" + name
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def served(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerType]:
+@pytest.fixture(scope="module")
+def served(module_store: str) -> Iterator[ServerType]:
     """`doikit serve --demo` on each store in turn, for the module."""
-    if request.param == "sqlite":
-        store = f"sqlite:///{tmp_path_factory.mktemp('hard') / 'doikit.sqlite3'}"
-    else:
-        store = _new_database(str(request.getfixturevalue("pg_url")))
-    running = start_server(store)
+    running = start_server(module_store)
     try:
         yield running
     finally:

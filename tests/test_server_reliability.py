@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
+import pytest
 
-from conftest import start_server, stop_server
+from conftest import free_port, start_server, stop_server
 
 
 def _put(http: httpx.Client, token: str, name: str) -> int:
@@ -107,3 +114,50 @@ def test_a_lost_database_is_503_with_retry_after_and_a_page(pg_url: str) -> None
         assert "Traceback" not in server.errors()
     finally:
         stop_server(server)
+
+
+def test_postgresql_stopping_is_503_one_log_line_and_recovery() -> None:
+    """A private cluster, stopped and started under a running server."""
+    if not shutil.which("initdb") or not shutil.which("pg_ctl"):
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not on the PATH")
+    tmp_path = Path(tempfile.mkdtemp(prefix="doikit-pg-"))  # reachable by the cluster's user
+    data = tmp_path / "pg"
+    if os.geteuid() == 0:
+        shutil.chown(tmp_path, "nobody")
+    port = free_port()
+    as_user = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+    subprocess.run(
+        [*as_user, "initdb", "-D", str(data), "-U", "doikit", "-A", "trust", "--no-sync"],
+        check=True,
+        capture_output=True,
+    )
+    options = f"-p {port} -k {tmp_path} -c listen_addresses=127.0.0.1"
+
+    def pg_ctl(*args: str) -> None:
+        subprocess.run(
+            [*as_user, "pg_ctl", "-D", str(data), "-o", options, "-w", *args],
+            check=True,
+            capture_output=True,
+        )
+
+    pg_ctl("-l", str(tmp_path / "log"), "start")
+    server = start_server(f"postgresql://doikit@127.0.0.1:{port}/postgres")
+    try:
+        assert httpx.get(server.url + "/api/handles/10.1000/182").status_code == 200
+        pg_ctl("-m", "fast", "stop")
+        for _ in range(20):
+            r = httpx.get(server.url + "/api/handles/10.1000/182", timeout=10)
+            assert (r.status_code, r.headers.get("retry-after")) == (503, "5")
+            assert r.json()["responseCode"] == 3
+        assert httpx.get(server.url + "/10.1000/182").status_code == 503
+        pg_ctl("-l", str(tmp_path / "log"), "start")
+        assert httpx.get(server.url + "/api/handles/10.1000/182").status_code == 200
+        log = server.errors()
+        assert log.count("cannot answer") == 1, log
+        assert log.count("answers again") == 1, log
+        assert "Traceback" not in log
+    finally:
+        stop_server(server)
+        with contextlib.suppress(subprocess.CalledProcessError):
+            pg_ctl("-m", "immediate", "stop")
+        shutil.rmtree(tmp_path, ignore_errors=True)
