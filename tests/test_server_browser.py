@@ -12,6 +12,7 @@ import pytest
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
     from playwright.sync_api import Browser, Page, Route
 
@@ -111,3 +112,23 @@ def test_not_found_page_and_its_slash_hint(page: Page, server: Server) -> None:
     assert "DOI Not Found" in page.title()
     page.click("#without-slash")
     page.wait_for_url("https://www.doi.org/**")
+
+
+def test_record_page_at_phone_width(browser: Browser, server: Server, tmp_path: Path) -> None:
+    context = browser.new_context(
+        java_script_enabled=True, viewport={"width": 375, "height": 740}, device_scale_factor=1
+    )
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/10.1000/1?noredirect")
+        admin = page.inner_text("#values .admin")
+        assert "200:0.NA/10.1000" in admin
+        assert "add handle" in admin
+        assert "{" not in admin  # not a Python dict
+        page.screenshot(path=str(tmp_path / "record-375.png"), full_page=True)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"the page is {width} px wide at a 375 px viewport"
+        page.goto(server.url + "/10.1000/182/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    finally:
+        context.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import contextlib
 import gzip
 import io
 import json
@@ -429,6 +430,18 @@ class _LineIndex:
 # --- the directory: serve, token, deposit (extra "server") ---------------------------
 
 
+@contextlib.contextmanager
+def _store_errors() -> Iterator[None]:
+    """A store that cannot be opened: one line on stderr and exit 2, not a traceback."""
+    from doikit.server.stores import StoreError  # noqa: PLC0415
+
+    try:
+        yield
+    except StoreError as exc:
+        click.echo(f"doikit: {exc}", err=True)
+        sys.exit(2)
+
+
 def _server_extra() -> None:
     try:
         import starlette  # noqa: F401, PLC0415
@@ -475,6 +488,7 @@ def _server_extra() -> None:
     show_default=True,
     help="Open connections per worker; 0: as many as the open-files limit allows.",
 )
+@click.option("--access-log", is_flag=True, help="Write a line per request on stdout.")
 def serve(
     store: str | None,
     host: str,
@@ -486,8 +500,12 @@ def serve(
     head_timeout: float,
     request_timeout: float,
     max_connections: int,
+    access_log: bool,
 ) -> None:
-    """Run the DOI directory and resolver (doi.org-compatible)."""
+    """Run the DOI directory and resolver (doi.org-compatible).
+
+    It says on stdout when it is ready; stop it with Ctrl-C (or SIGTERM).
+    """
     _server_extra()
     from doikit.server._limits import Limits  # noqa: PLC0415
     from doikit.server._run import run  # noqa: PLC0415
@@ -498,15 +516,17 @@ def serve(
         request_timeout=request_timeout,
         connections=max_connections,
     )
-    run(
-        store=store,
-        host=host,
-        port=port,
-        workers=workers,
-        demo=demo,
-        ra_name=ra_name,
-        limits=limits,
-    )
+    with _store_errors():
+        run(
+            store=store,
+            host=host,
+            port=port,
+            workers=workers,
+            demo=demo,
+            ra_name=ra_name,
+            limits=limits,
+            access_log=access_log,
+        )
 
 
 @cli.group()
@@ -536,7 +556,8 @@ def token_create(store: str | None, prefixes: tuple[str, ...]) -> None:
             raise click.BadParameter(
                 f"{prefix!r} is not a DOI prefix like 10.5555", param_hint="--prefix"
             )
-    click.echo(create_token(store, prefixes))
+    with _store_errors():
+        click.echo(create_token(store, prefixes))
 
 
 @cli.group()
@@ -583,7 +604,8 @@ def admin_create(identity: str, store: str | None, prefix: str) -> None:
     except Refused as exc:
         raise click.BadParameter(str(exc), param_hint="INDEX:HANDLE") from None
     try:
-        secret = create_admin(store, int(match.group(1)), handle, prefix)
+        with _store_errors():
+            secret = create_admin(store, int(match.group(1)), handle, prefix)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{match.group(1)}:{handle} administers {prefix} (admin group 200:0.NA/{prefix})")

@@ -76,10 +76,13 @@ class _Guard:
     server sees the request end normally, so the connection is kept or closed cleanly.
     It also tells :class:`_Incidents` when the store answers again."""
 
-    def __init__(self, inner: ASGIApp, incidents: _Incidents, timeout: float) -> None:
+    def __init__(
+        self, inner: ASGIApp, incidents: _Incidents, timeout: float, *, access_log: bool
+    ) -> None:
         self.inner = inner
         self.incidents = incidents
         self.timeout = timeout
+        self.access_log = access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -87,6 +90,7 @@ class _Guard:
             return
         started = False
         status = 500
+        begun = time.monotonic()
 
         async def tracking(message: Message) -> None:
             nonlocal started, status
@@ -100,6 +104,7 @@ class _Guard:
         except Exception as exc:
             if started:
                 return  # Starlette's handler answered and re-raised; it was logged there
+            status = 503 if isinstance(exc, TimeoutError) else 500
             if isinstance(exc, TimeoutError):
                 log.warning("%s %s took over %s s", scope["method"], scope["path"], self.timeout)
                 status, body = 503, b'{"responseCode":3,"message":"the request took too long"}'
@@ -118,8 +123,23 @@ class _Guard:
             )
             await send({"type": "http.response.body", "body": body})
             return
+        finally:
+            if self.access_log:
+                _access(scope, status, time.monotonic() - begun)
         if status < 500:
             self.incidents.answered()
+
+
+def _access(scope: Scope, status: int, seconds: float) -> None:
+    """One access-log line on stdout: client, method, path as sent, status, time."""
+    client = scope.get("client")
+    who = client[0] if client else "-"
+    path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+    query = scope.get("query_string", b"").decode("latin-1")
+    target = path + ("?" + query if query else "")
+    print(  # noqa: T201 - the access log is this line
+        f"{who} {scope['method']} {target!r} {status} {seconds * 1000:.1f} ms", flush=True
+    )
 
 
 class _AnyPath(Convertor[str]):
@@ -144,12 +164,15 @@ def create_app(
     ra_name: str = "doikit",
     demo: bool = False,
     request_timeout: float = Limits.request_timeout,
+    access_log: bool = False,
+    ready: str | None = None,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
     The store is opened when the app starts (ASGI lifespan) and closed when it stops;
-    with *demo*, the demo records are loaded on start. A request that takes longer than
-    *request_timeout* seconds is answered 503.
+    with *demo*, the demo records are loaded on start, and *ready* is printed once all is
+    ready. A request that takes longer than *request_timeout* seconds is answered 503;
+    with *access_log* each request is a line on stdout.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)
@@ -164,6 +187,8 @@ def create_app(
             from doikit.server._demo import load_demo  # noqa: PLC0415
 
             await load_demo(the_store)
+        if ready:
+            print(ready, flush=True)  # noqa: T201 - the one line that says it is up
         try:
             yield
         finally:
@@ -225,4 +250,6 @@ def create_app(
             Exception: server_error,
         },
     )
-    return _Guard(FastPaths(starlette, the_store), incidents, request_timeout)
+    return _Guard(
+        FastPaths(starlette, the_store), incidents, request_timeout, access_log=access_log
+    )

@@ -10,16 +10,20 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from doikit._present import url_path
-from doikit.handle import data_to_json, format_time
+from doikit.handle import AdminData, data_to_json, format_time
 from doikit.server._http import local_path
 
 if TYPE_CHECKING:
-    from doikit.handle import HandleRecord
+    from doikit.handle import HandleRecord, HandleValue
 
+# Readable on a phone: the table may scroll inside its own box, long codes break anywhere,
+# the form's field shrinks to the screen.
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
-    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;"
-    "text-align:left;vertical-align:top}code{word-break:break-all}"
+    ".scroll{overflow-x:auto}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}"
+    "code,h1{overflow-wrap:anywhere;word-break:break-word}input{max-width:100%;box-sizing:border-box}"
+    "dl{margin:0}dt{font-weight:600}dd{margin:0 0 .3rem 0}"
 )
 
 
@@ -93,17 +97,19 @@ def record(rec: HandleRecord, *, note: str | None = None) -> str:
     """The record page (``noredirect``): every value in a table."""
     rows = []
     for value in rec.values:
-        data = data_to_json(value.data)
-        shown = data["value"] if isinstance(data["value"], str) else str(data["value"])
         stamp = format_time(value.timestamp) if value.timestamp else ""
+        ttl = value.ttl
+        ttl_text = str(ttl) if isinstance(ttl, int) else format_time(int(ttl.timestamp()))
         rows.append(
             f"<tr><td>{value.index}</td><td>{escape(value.type)}</td>"
-            f"<td><code>{escape(shown)}</code></td><td>{escape(str(value.ttl))}</td>"
+            f"<td>{_data_cell(value)}</td><td>{escape(ttl_text)}</td>"
             f"<td>{stamp}</td></tr>"
         )
     table = (
-        '<table id="values"><thead><tr><th>Index</th><th>Type</th><th>Data</th><th>TTL</th>'
-        "<th>Timestamp</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        '<div class="scroll"><table id="values"><thead><tr><th>Index</th><th>Type</th>'
+        "<th>Data</th><th>TTL</th><th>Timestamp</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div>"
         if rows
         else '<p id="novalues">No values match.</p>'
     )
@@ -116,6 +122,43 @@ def record(rec: HandleRecord, *, note: str | None = None) -> str:
         + f'<p><a href="/api/handles/{escape(url_path(rec.handle))}">JSON</a></p>'
         + _form(),
     )
+
+
+# The 12 HS_ADMIN permissions in the order their string writes them (most significant first).
+_ADMIN_PERMISSIONS = (
+    "list handles",
+    "read values",
+    "add admin",
+    "remove admin",
+    "modify admin",
+    "add values",
+    "remove values",
+    "modify values",
+    "delete derived prefix",
+    "add derived prefix",
+    "delete handle",
+    "add handle",
+)
+
+
+def _data_cell(value: HandleValue) -> str:
+    """A value's data for people: an admin as its handle, index and granted permissions, a
+    group as its members, anything else as text (or its base64, for bytes)."""
+    data = value.data
+    if isinstance(data, AdminData):
+        pairs = zip(_ADMIN_PERMISSIONS, data.permissions, strict=True)
+        granted = [name for name, bit in pairs if bit == "1"]
+        return (
+            f'<dl class="admin"><dt>Administrator</dt><dd><code>{data.index}:'
+            f"{escape(data.handle)}</code></dd><dt>Permissions "
+            f"<code>{escape(data.permissions)}</code></dt>"
+            f"<dd>{escape(', '.join(granted) or 'none')}</dd></dl>"
+        )
+    if isinstance(data, tuple):
+        members = "".join(f"<li><code>{r.index}:{escape(r.handle)}</code></li>" for r in data)
+        return f'<ul class="group">{members}</ul>'
+    shown = data_to_json(data)["value"]
+    return f"<code>{escape(shown if isinstance(shown, str) else str(shown))}</code>"
 
 
 def error(title: str, detail: str) -> str:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 import uvicorn
 
@@ -38,7 +39,36 @@ def app_from_env() -> object:
         ra_name=os.environ.get("DOIKIT_RA", "doikit"),
         demo=os.environ.get("DOIKIT_DEMO") == "1",
         request_timeout=Limits.from_env().request_timeout,
+        access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
+        ready=os.environ.get("DOIKIT_READY") or None,
     )
+
+
+def shown_url(url: str) -> str:
+    """A store URL fit to print: any password replaced by ``***``.
+
+    >>> shown_url("postgresql://app:s3cret@db.example/doikit")
+    'postgresql://app:***@db.example/doikit'
+    """
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(":" + parts.password + "@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def check_store(url: str) -> None:
+    """Open and close the store once, so that a bad one is one clear error before serving.
+
+    :raises StoreError: saying what is wrong with it.
+    """
+
+    async def work() -> None:
+        the_store = open_store(url)
+        await the_store.open()
+        await the_store.close()
+
+    asyncio.run(work())
 
 
 def run(
@@ -50,11 +80,24 @@ def run(
     demo: bool,
     ra_name: str,
     limits: Limits | None = None,
+    access_log: bool = False,
 ) -> None:
-    """Serve until interrupted: uvicorn with uvloop and httptools, the limits enforced."""
-    os.environ["DOIKIT_STORE"] = store or default_store_url()
+    """Serve until interrupted: uvicorn with uvloop and httptools, the limits enforced.
+
+    :raises StoreError: before serving, when the store cannot be opened.
+    """
+    url = store or default_store_url()
+    check_store(url)
+    os.environ["DOIKIT_STORE"] = url
     os.environ["DOIKIT_RA"] = ra_name
     os.environ["DOIKIT_DEMO"] = "1" if demo else "0"
+    os.environ["DOIKIT_ACCESS_LOG"] = "1" if access_log else "0"
+    shown_host = f"[{host}]" if ":" in host else host
+    workers_note = f", {workers} workers" if workers > 1 else ""
+    os.environ["DOIKIT_READY"] = (
+        f"doikit serve: listening on http://{shown_host}:{port}, store {shown_url(url)}"
+        + workers_note
+    )
     (limits or Limits()).resolved().to_env()
     uvicorn.run(
         "doikit.server._run:app_from_env",

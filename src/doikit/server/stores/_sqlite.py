@@ -8,7 +8,14 @@ import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
-from doikit.server.stores import Found, Row, StoredRecord, StoreUnavailable, index_entries
+from doikit.server.stores import (
+    Found,
+    Row,
+    StoredRecord,
+    StoreError,
+    StoreUnavailable,
+    index_entries,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -96,13 +103,22 @@ class SQLiteStore:
         self._scanner: sqlite3.Connection | None = None
 
     async def open(self) -> None:
-        """Open the file (creating it and its tables) with a reader and a writer connection."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Open the file (creating it and its tables, not its directory) with a reader and a
+        writer connection.
+
+        :raises StoreError: when the directory does not exist or the file cannot be opened.
+        """
+        if not self.path.parent.is_dir():
+            raise StoreError(f"{self.url}: the directory {self.path.parent} does not exist")
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="doikit-sqlite")
-        self._writer = await self._write(lambda: _connect(self.path))
-        await self._write(lambda: self._w.executescript(SCHEMA))
-        await self._write(self._migrate)
-        self._reader = _connect(self.path)
+        try:
+            self._writer = await self._write(lambda: _connect(self.path))
+            await self._write(lambda: self._w.executescript(SCHEMA))
+            await self._write(self._migrate)
+            self._reader = _connect(self.path)
+        except (StoreUnavailable, sqlite3.DatabaseError) as exc:
+            await self.close()
+            raise StoreError(f"{self.url}: cannot open the database: {exc}") from exc
         self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="doikit-scan")
 
     async def close(self) -> None:
