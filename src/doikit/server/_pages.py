@@ -24,6 +24,11 @@ _STYLE = (
     "td,th{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}"
     "code,h1{overflow-wrap:anywhere;word-break:break-word}input{max-width:100%;box-sizing:border-box}"
     "dl{margin:0}dt{font-weight:600}dd{margin:0 0 .3rem 0}"
+    # Narrow screens: each value becomes a card, each cell a labelled line.
+    "@media (max-width:40rem){#values,#values tbody,#values tr,#values td{display:block}"
+    "#values thead{display:none}#values tr{border:1px solid #ccc;margin:0 0 .6rem}"
+    "#values td{border:0}#values td::before{content:attr(data-label);font-weight:600;"
+    "display:block;font-size:.8rem;color:#555}}"
 )
 
 
@@ -101,9 +106,11 @@ def record(rec: HandleRecord, *, note: str | None = None) -> str:
         ttl = value.ttl
         ttl_text = str(ttl) if isinstance(ttl, int) else format_time(int(ttl.timestamp()))
         rows.append(
-            f"<tr><td>{value.index}</td><td>{escape(value.type)}</td>"
-            f"<td>{_data_cell(value)}</td><td>{escape(ttl_text)}</td>"
-            f"<td>{stamp}</td></tr>"
+            f'<tr><td data-label="Index">{value.index}</td>'
+            f'<td data-label="Type">{escape(value.type)}</td>'
+            f'<td data-label="Data">{_data_cell(value)}</td>'
+            f'<td data-label="TTL">{escape(ttl_text)}</td>'
+            f'<td data-label="Timestamp">{stamp}</td></tr>'
         )
     table = (
         '<div class="scroll"><table id="values"><thead><tr><th>Index</th><th>Type</th>'
