@@ -8,6 +8,7 @@ over the REST API and compared: the operation changed what it names and nothing 
 from __future__ import annotations
 
 import subprocess
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -234,3 +235,21 @@ def test_b2handle_search(b2handle: Any) -> None:
     name = new_name()
     b2handle.register_handle(name, f"https://b2.example/{marker}")
     assert b2handle.search_handle(f"https://b2.example/{marker}") == [name]
+
+
+def test_repeated_wrong_secrets_are_answered_ever_later(served: tuple[Server, str]) -> None:
+    server, secret = served
+    wrong = httpx.BasicAuth("300%3A10.5555%2FADMIN", "wrong")
+    unknown = httpx.BasicAuth("300%3A10.5555%2FNOBODY", "wrong")
+    url = f"{server.url}/api/handles/10.5555/slow"
+    times = []
+    for _ in range(8):
+        started = time.monotonic()
+        assert httpx.delete(url, auth=wrong).status_code == 401
+        times.append(time.monotonic() - started)
+    assert times[-1] > 0.4 > times[0]  # the 8th failure waits; the first did not
+    started = time.monotonic()
+    assert httpx.delete(url, auth=unknown).status_code == 401  # no identity: nothing to guess
+    assert time.monotonic() - started < 0.4
+    right = httpx.BasicAuth("300%3A10.5555%2FADMIN", secret)
+    assert httpx.delete(url, auth=right).status_code == 404  # in, and the failures forgotten

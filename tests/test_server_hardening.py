@@ -283,3 +283,9 @@ def test_a_10320_loc_value_is_bounded(http: httpx.Client, served: Server) -> Non
     r = _put(http, served, "10.5555/loc-" + uuid.uuid4().hex[:8], body)
     assert r.status_code == 400
     assert "at most" in r.json()["message"]
+
+
+def test_sessions_are_not_offered_and_say_what_to_do(http: httpx.Client) -> None:
+    r = http.post("/api/sessions", content=b"")
+    assert (r.status_code, r.json()["responseCode"]) == (404, 4)
+    assert "HTTP Basic" in r.json()["message"]

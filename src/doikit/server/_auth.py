@@ -78,7 +78,7 @@ _SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 << 20, "dklen": 32}
 _SCHEME: Final = "doikit-scrypt"
 # Failures beyond this many per identity within _FAILURE_WINDOW seconds are answered late.
 _FREE_FAILURES: Final = 5
-_FAILURE_WINDOW: Final = 600.0
+_FAILURE_WINDOW: Final = 300.0
 _MAX_GROUP_LOOKUPS: Final = 32
 
 
@@ -200,13 +200,16 @@ class Authority:
         index, handle, secret = basic
         who = f"{index}:{fold(handle)}"
         await self._slow_down(who)
-        if await self._verify(index, handle, secret):
+        keys = await self._keys(index, handle)
+        if keys and await self._verify(keys, secret):
             self._failures.pop(who, None)
             return Caller(identity=(index, handle))
-        count, _ = self._failures.get(who, (0, 0.0))
-        if len(self._failures) > 10_000:
-            self._failures.clear()
-        self._failures[who] = (count + 1, time.monotonic())
+        if keys:
+            # Only a real identity can be guessed at: its failures slow it down.
+            count, _ = self._failures.get(who, (0, 0.0))
+            if len(self._failures) > 10_000:
+                self._failures.clear()
+            self._failures[who] = (count + 1, time.monotonic())
         raise self._unauthenticated(f"the identity {index}:{handle} or its secret key is wrong")
 
     @staticmethod
@@ -218,17 +221,20 @@ class Authority:
         if count > _FREE_FAILURES and time.monotonic() - last < _FAILURE_WINDOW:
             await asyncio.sleep(min(0.25 * 2 ** (count - _FREE_FAILURES), 8.0))
 
-    async def _verify(self, index: int, handle: str, secret: bytes) -> bool:
+    async def _keys(self, index: int, handle: str) -> list[bytes]:
+        """The secret keys (HS_SECKEY data) of the identity ``index:handle``; index 0: all."""
         stored = await self.store.get(fold(handle))
         if stored is None:
-            return False
-        keys = [
+            return []
+        return [
             v.data
             for v in values_from_json(json.loads(stored.values_json))
             if type_matches(v.type, "HS_SECKEY")
             and isinstance(v.data, bytes)
             and index in (0, v.index)
         ]
+
+    async def _verify(self, keys: list[bytes], secret: bytes) -> bool:
         given = hashlib.sha256(secret).digest()
         for key in keys:
             if (key, given) in self._verified:

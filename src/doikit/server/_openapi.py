@@ -29,7 +29,9 @@ _NAME_PARAM = {
     **_HANDLE_PARAM,
     "schema": {"type": "string", "pattern": r"^10\.[0-9]+(\.[0-9]+)*/."},
 }
-_BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+# Writes take a bearer token (doikit token create) or a Handle identity with HTTP Basic
+# (index:handle, percent-encoded, and its secret key; doikit admin create).
+_BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {"basic": []}]
 
 
 def openapi() -> dict[str, Any]:
@@ -138,70 +140,131 @@ def openapi() -> dict[str, Any]:
                 "explode": True,
             },
             {"name": "pretty", "in": "query", "schema": {"type": "boolean"}},
+            {
+                "name": "auth",
+                "in": "query",
+                "description": "An authoritative answer (every answer here is)",
+                "schema": {"type": "boolean"},
+            },
+            {
+                "name": "cert",
+                "in": "query",
+                "description": "A certified answer (every answer here is)",
+                "schema": {"type": "boolean"},
+            },
+            {
+                "name": "publicOnly",
+                "in": "query",
+                "description": "false: also values without public read (needs credentials)",
+                "schema": {"type": "boolean"},
+            },
         ],
         "responses": {
             "200": _json(record, "The values (responseCode 200 when none match)"),
-            "400": _error("Bad index (rc 4) or an unreadable path (rc 102)"),
+            "400": _error("Bad index, unknown parameter (rc 4) or an unreadable path (rc 102)"),
+            "401": _error("publicOnly=false without credentials (rc 402)"),
+            "403": _error("publicOnly=false for a name the caller may not read (rc 401)"),
             "404": _error("No such DOI name (rc 100)"),
+            "503": _error("The store cannot answer now (rc 3); Retry-After says when to try"),
         },
+    }
+    values_body = {
+        "oneOf": [
+            {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Value"}},
+            {
+                "type": "object",
+                "required": ["values"],
+                "properties": {
+                    "handle": {"type": "string", "description": "Must be the path's name"},
+                    "values": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"$ref": "#/components/schemas/Value"},
+                    },
+                },
+            },
+            {"$ref": "#/components/schemas/Value"},
+        ]
+    }
+    indexes = {
+        "name": "index",
+        "in": "query",
+        "description": "Only these values (repeatable); a PUT also takes index=various",
+        "schema": {
+            "type": "array",
+            "items": {"oneOf": [{"type": "integer"}, {"const": "various"}]},
+        },
+        "style": "form",
+        "explode": True,
     }
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "doikit serve: the Handle REST API and the doi.org services",
             "version": __version__,
-            "description": "Reads answer as doi.org and HANDLE.NET 9 do; writes need a bearer"
-            " token scoped to the DOI prefix (doikit token create).",
+            "description": "Reads answer as doi.org and HANDLE.NET 9 do. Writes need a"
+            " bearer token scoped to DOI prefixes (doikit token create) or a Handle identity"
+            " with HTTP Basic, authorized by HS_ADMIN values (doikit admin create).",
         },
         "paths": {
             "/api/handles/{handle}": {
                 "get": resolve,
                 "post": {**resolve, "summary": "Resolve (a POST reads like a GET, as HANDLE.NET)"},
                 "put": {
-                    "summary": "Create or replace a record",
+                    "summary": "Create or replace a record; with index, add or replace only"
+                    " those values and keep every other (HANDLE.NET 9)",
                     "security": _BEARER,
                     "parameters": [
                         _NAME_PARAM,
-                        {"name": "overwrite", "in": "query", "schema": {"type": "boolean"}},
+                        indexes,
+                        {
+                            "name": "overwrite",
+                            "in": "query",
+                            "description": "Only 'true' (any case) is true; absent is true",
+                            "schema": {"type": "string"},
+                        },
+                        {
+                            "name": "mintNewSuffix",
+                            "in": "query",
+                            "description": "true: the server appends a unique suffix",
+                            "schema": {"type": "string"},
+                        },
                     ],
                     "requestBody": {
                         "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "required": ["values"],
-                                    "properties": {
-                                        "values": {
-                                            "type": "array",
-                                            "minItems": 1,
-                                            "items": {"$ref": "#/components/schemas/Value"},
-                                        }
-                                    },
-                                }
-                            }
-                        },
+                        "content": {"application/json": {"schema": values_body}},
                     },
                     "responses": {
-                        "200": _json(written, "Replaced"),
-                        "201": _json(written, "Created"),
-                        "400": _error("Invalid name (rc 102), JSON (rc 4) or value (rc 202)"),
-                        "401": _error("No or unknown token (rc 402)"),
-                        "403": _error("The token does not cover this prefix (rc 401)"),
-                        "409": _error("Exists and overwrite=false (rc 101)"),
+                        "200": _json(written, "Replaced (a record, or existing values)"),
+                        "201": _json(written, "Created (a record, or only new values)"),
+                        "400": _error(
+                            "Invalid name (rc 102), JSON, parameter or indexes (rc 4),"
+                            " or value (rc 202)"
+                        ),
+                        "401": _error("No or unknown credentials (rc 402)"),
+                        "403": _error("The caller may not make this change (rc 401)"),
+                        "404": _error("Adding values to a name that does not exist (rc 100)"),
+                        "409": _error(
+                            "overwrite=false and the name (rc 101) or a value (rc 201) exists"
+                        ),
                         "413": _error("The body is too large"),
+                        "503": _error("The store cannot answer now (rc 3)"),
                     },
                 },
                 "delete": {
-                    "summary": "Delete a record",
+                    "summary": "Delete a record; with index, only those values",
                     "security": _BEARER,
-                    "parameters": [_NAME_PARAM],
+                    "parameters": [_NAME_PARAM, indexes],
                     "responses": {
                         "200": _json(written, "Deleted"),
-                        "400": _error("Invalid name (rc 102)"),
-                        "401": _error("No or unknown token (rc 402)"),
-                        "403": _error("The token does not cover this prefix (rc 401)"),
+                        "400": _error(
+                            "Invalid name (rc 102), parameter (rc 4), no value at an index"
+                            " (rc 200), or no value would be left (rc 202)"
+                        ),
+                        "401": _error("No or unknown credentials (rc 402)"),
+                        "403": _error("The caller may not make this change (rc 401)"),
                         "404": _error("No such DOI name (rc 100)"),
+                        "503": _error("The store cannot answer now (rc 3)"),
                     },
                 },
             },
@@ -278,11 +341,51 @@ def openapi() -> dict[str, Any]:
                     },
                 }
             },
+            "/hrls/handles": {
+                "get": {
+                    "summary": "Reverse lookup (EUDAT's servlet): the names with a public"
+                    " value of each given type matching its pattern ('*': any run)",
+                    "security": _BEARER,
+                    "parameters": [
+                        {
+                            "name": "filters",
+                            "in": "query",
+                            "description": "TYPE=pattern pairs, as URL=https://example.org/*",
+                            "schema": {
+                                "type": "object",
+                                "additionalProperties": {"type": "string"},
+                            },
+                            "style": "form",
+                            "explode": True,
+                        },
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "schema": {"type": "integer", "minimum": 1, "maximum": 10000},
+                        },
+                        {
+                            "name": "page",
+                            "in": "query",
+                            "schema": {"type": "integer", "minimum": 0},
+                        },
+                    ],
+                    "responses": {
+                        "200": _json(
+                            {"type": "array", "items": {"type": "string"}}, "The names, in order"
+                        ),
+                        "400": _error("No type given, or a bad limit or page (rc 4)"),
+                        "401": _error("No or unknown credentials (rc 402)"),
+                    },
+                }
+            },
             "/ra/{dois}": which_ra,
             "/doiRA/{dois}": which_ra,
         },
         "components": {
             "schemas": {"Value": value, "Error": error},
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "basic": {"type": "http", "scheme": "basic"},
+            },
         },
     }

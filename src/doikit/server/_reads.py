@@ -213,6 +213,13 @@ class Reads:
             message = f"{request.method} is not allowed on {request.url.path}; use {allow}"
             raise Refused(RC_PROTOCOL_ERROR, message, 405, headers={"Allow": allow})
         message = f"Unknown HTTP API endpoint {request.method} {request.url.path}"
+        if request.url.path.startswith("/api/sessions"):
+            # HANDLE.NET's sessions are not offered: what its UnknownApiServlet answers for a
+            # servlet that is not there, with what to do instead.
+            message += (
+                ": this server offers no sessions; authenticate each request with HTTP Basic"
+                " (index:handle and secret key) or a bearer token"
+            )
         raise Refused(RC_PROTOCOL_ERROR, message, 404)
 
     async def openapi(self, _request: Request) -> Response:
