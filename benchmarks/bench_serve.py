@@ -3,12 +3,15 @@
     python benchmarks/bench_serve.py [--records 1000000] [--duration 10] [--connections 32]
 
 1. Fills a fresh SQLite store with N records (10.5555/bench-0 … N-1) through the store API.
-2. Starts `doikit serve` (uvicorn, one worker, uvloop + httptools) on it, and the same uvicorn
-   with the same settings serving a bare ASGI app that returns a constant JSON body.
+2. Starts `doikit serve` on it (one worker, uvloop, uvicorn's httptools protocol with doikit's
+   limits), the same app on uvicorn's plain httptools protocol (no limits: what the limits
+   cost), and the same uvicorn serving a bare ASGI app that returns a constant JSON body.
 3. Loads each with wrk (Debian's package; one thread, C connections, a Lua script asking for
    random existing names): the bare app, GET /api/handles/{doi}, and the redirect GET /{doi}.
    Each target runs twice, interleaved, and the better run counts (the machine is shared).
-4. Deposits M records with `doikit deposit` (CSV) and reports records/s.
+4. Times reverse lookups (GET /hrls/handles?URL=…) among the N records: exact URLs and
+   prefixes with '*', one at a time, median and p99.
+5. Deposits M records with `doikit deposit` (CSV) and reports records/s.
 
 Prints requests/s, the ratio to the bare app, and p50/p99 latency from wrk --latency.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import re
 import shutil
 import socket
@@ -121,6 +125,33 @@ def wrk(url: str, script: Path, duration: int, connections: int) -> tuple[float,
     return rps, p50, p99
 
 
+def lookups(base: str, token: str, records: int, rounds: int = 300) -> None:
+    """Reverse lookups, one at a time: exact URLs, and prefixes matching about ten records."""
+    rng = random.Random(11)
+    headers = {"Authorization": f"Bearer {token}"}
+    print(f"\nreverse lookup among {records:,} records, {rounds} requests each, one at a time")
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        for label, pattern in (
+            ("GET /hrls/handles?URL=<exact>", "https://example.org/bench/{n}"),
+            ("GET /hrls/handles?URL=<prefix>*", "https://example.org/bench/{n}*"),
+        ):
+            times = []
+            found = 0
+            for _ in range(rounds):
+                n = rng.randrange(max(1, records // 10))
+                started = time.perf_counter()
+                reply = http.get("/hrls/handles", params={"URL": pattern.format(n=n)})
+                times.append(time.perf_counter() - started)
+                reply.raise_for_status()
+                found += len(reply.json())
+            times.sort()
+            median, p99 = times[len(times) // 2], times[int(len(times) * 0.99)]
+            print(
+                f"{label:<34} median {median * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms,"
+                f" {found / rounds:.1f} names per answer"
+            )
+
+
 def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, deposit
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -165,8 +196,11 @@ def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, dep
             *common,
         ]
     )
+    plain_port = free_port()
+    doikit = str(Path(python).with_name("doikit"))
+    served = uvicorn([doikit, "serve", "--store", store, "--port", str(doikit_port)])
     env = dict(os.environ, DOIKIT_STORE=store, DOIKIT_RA="doikit", DOIKIT_DEMO="0")
-    served = uvicorn(
+    plain = uvicorn(
         [
             python,
             "-m",
@@ -174,7 +208,7 @@ def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, dep
             "doikit.server._run:app_from_env",
             "--factory",
             "--port",
-            str(doikit_port),
+            str(plain_port),
             *common,
         ],
         env=env,
@@ -182,20 +216,28 @@ def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, dep
     try:
         wait(f"http://127.0.0.1:{bare_port}/")
         wait(f"http://127.0.0.1:{doikit_port}/")
+        wait(f"http://127.0.0.1:{plain_port}/")
         last = args.records - 1
         scripts = {}
         for label, prefix in (
             ("bare", "/x/"),
             ("api", "/api/handles/10.5555/bench-"),
+            ("api-plain", "/api/handles/10.5555/bench-"),
             ("redirect", "/10.5555/bench-"),
         ):
             path = work / f"{label}.lua"
             path.write_text(LUA % {"seed": 7, "prefix": prefix, "last": last})
             scripts[label] = path
-        results: dict[str, list[tuple[float, str, str]]] = {"bare": [], "api": [], "redirect": []}
+        results: dict[str, list[tuple[float, str, str]]] = {
+            "bare": [],
+            "api": [],
+            "api-plain": [],
+            "redirect": [],
+        }
+        ports = {"bare": bare_port, "api-plain": plain_port}
         for _ in range(2):
             for label, runs in results.items():
-                port = bare_port if label == "bare" else doikit_port
+                port = ports.get(label, doikit_port)
                 runs.append(
                     wrk(f"http://127.0.0.1:{port}", scripts[label], args.duration, args.connections)
                 )
@@ -207,10 +249,13 @@ def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, dep
         names = {
             "bare": "bare ASGI app (constant body)",
             "api": "GET /api/handles/{doi}",
+            "api-plain": "  the same, without the limits",
             "redirect": "GET /{doi} (302 redirect)",
         }
         for label, (rps, p50, p99) in best.items():
             print(f"{names[label]:<34}{rps:>10,.0f}{rps / base:>7.2f}x{p50:>10}{p99:>10}")
+
+        lookups(f"http://127.0.0.1:{doikit_port}", token, args.records)
 
         csv_path = work / "deposit.csv"
         with csv_path.open("w") as out:
@@ -220,7 +265,7 @@ def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, dep
         start = time.perf_counter()
         subprocess.run(
             [
-                str(Path(python).with_name("doikit")),
+                doikit,
                 "deposit",
                 str(csv_path),
                 "--server",
@@ -236,7 +281,7 @@ def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, dep
         print(f"\ndoikit deposit of {args.deposit:,} CSV records: ", end="")
         print(f"{elapsed:.1f} s, {rate:,.0f} records/s")
     finally:
-        for process in (bare, served):
+        for process in (bare, served, plain):
             process.terminate()
             process.wait()
         shutil.rmtree(work, ignore_errors=True)

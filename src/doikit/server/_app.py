@@ -233,7 +233,7 @@ def create_app(
         Route("/api/handles", reads.api_list, methods=["GET", "HEAD"]),
         Route("/api/handles/{handle:anypath}", api_handle, methods=handle_methods),
         Route("/api/deposit", writes.deposit, methods=["POST"]),
-        Route("/api/{rest:anypath}", reads.api_unknown),
+        Route("/api/{rest:anypath}", reads.api_unknown, methods=handle_methods),
         Route("/openapi.json", reads.openapi, methods=["GET", "HEAD"]),
         Route("/hrls/handles", reads.reverse_lookup, methods=["GET", "HEAD"]),
         Route("/ra/{dois:anypath}", reads.which_ra, methods=["GET", "HEAD"]),

@@ -202,6 +202,9 @@ class Reads:
         wanted = [(k, v) for k, v in params if k not in {"limit", "page"}]
         if not wanted:
             raise Refused(RC_PROTOCOL_ERROR, "give a value type and a pattern, as URL=https://*")
+        for kind, _ in wanted:
+            if not kind or not kind.isprintable() or any(c.isspace() for c in kind):
+                raise Refused(RC_PROTOCOL_ERROR, f"{kind!r} is not a value type")
         names = await search(self.store, wanted, page_number * limit, limit)
         return api_reply(json.dumps(names, ensure_ascii=False, separators=(",", ":")), 200)
 

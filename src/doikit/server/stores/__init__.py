@@ -106,8 +106,11 @@ def index_entries(values_json: str) -> set[tuple[str, str]]:
     >>> sorted(index_entries('[{"index":1,"type":"URL","data":{"format":"string","value":"https://a/"}}]'))
     [('url', 'https://a/')]
     """
-    out = set()
-    for value in json.loads(values_json):
+    out: set[tuple[str, str]] = set()
+    values = json.loads(values_json)
+    for value in values if isinstance(values, list) else ():
+        if not isinstance(value, dict):
+            continue
         data = value.get("data")
         if not isinstance(data, dict) or data.get("format") != "string":
             continue
