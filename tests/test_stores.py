@@ -167,3 +167,58 @@ def test_unreachable_postgres_is_a_store_error() -> None:
 
     with pytest.raises(StoreError, match="cannot connect"):
         asyncio.run(main())
+
+
+def _urls(*urls: str) -> str:
+    return json.dumps(
+        [
+            {"index": i, "type": "URL", "data": {"format": "string", "value": u}}
+            for i, u in enumerate(urls, 1)
+        ]
+    )
+
+
+def test_the_value_index_follows_every_write(store_url: str) -> None:
+    async def found(store: Store, text: str) -> list[str]:
+        entries = await store.find("url", text, text + "\x01", ("", ""), 100)
+        return sorted(e.name for e in entries)
+
+    async def body(store: Store) -> None:
+        await store.put_many([row("10.5555/a", _urls("https://a/1")), row("10.5555/b", "[]")])
+        assert await found(store, "https://a/1") == ["10.5555/a"]
+        # Replaced in a batch, twice in one batch: indexed as the last row says.
+        await store.put_many(
+            [
+                row("10.5555/a", _urls("https://a/2")),
+                row("10.5555/b", _urls("https://a/1")),
+                row("10.5555/b", _urls("https://a/3", "https://a/1")),
+            ]
+        )
+        assert await found(store, "https://a/1") == ["10.5555/b"]
+        assert await found(store, "https://a/2") == ["10.5555/a"]
+        assert await found(store, "https://a/3") == ["10.5555/b"]
+        old = await store.get("10.5555/b")
+        assert old is not None
+        assert await store.swap(
+            "10.5555/b", old.values_json, row("10.5555/b", _urls("https://a/4"))
+        )
+        assert await found(store, "https://a/1") == []
+        assert await found(store, "https://a/4") == ["10.5555/b"]
+        now = await store.get("10.5555/b")
+        assert now is not None
+        assert await store.swap("10.5555/b", now.values_json, None)
+        assert await found(store, "https://a/4") == []
+        private = json.dumps(
+            [
+                {
+                    "index": 1,
+                    "type": "URL",
+                    "data": {"format": "string", "value": "https://p/"},
+                    "permissions": "1100",
+                }
+            ]
+        )
+        await store.put_many([row("10.5555/p", private)])
+        assert await found(store, "https://p/") == []
+
+    run(store_url, body)

@@ -125,6 +125,27 @@ def index_entries(values_json: str) -> set[tuple[str, str]]:
     return out
 
 
+def index_changes(
+    rows: list[Row], old: dict[str, str]
+) -> tuple[set[tuple[str, str, str]], set[tuple[str, str, str]]]:
+    """The value index entries ``(type, text, key)`` to delete and to add when *rows* are
+    written in order over records whose values were *old* (key -> values JSON; absent: no
+    record). A name given twice ends indexed as its last row says."""
+    gone: set[tuple[str, str, str]] = set()
+    new: set[tuple[str, str, str]] = set()
+    current = dict(old)
+    for row in rows:
+        was = current.get(row.key)
+        before = index_entries(was) if was is not None else set()
+        after = index_entries(row.values_json)
+        dropped = {(k, t, row.key) for k, t in before - after}
+        gone |= dropped
+        new -= dropped
+        new |= {(k, t, row.key) for k, t in after - before}
+        current[row.key] = row.values_json
+    return gone - new, new
+
+
 class Found(NamedTuple):
     """A value index entry with its record, as :meth:`Store.find` yields them."""
 

@@ -13,6 +13,7 @@ from doikit.server.stores import (
     StoredRecord,
     StoreError,
     StoreUnavailable,
+    index_changes,
     index_entries,
 )
 
@@ -219,16 +220,7 @@ class PostgresStore:
                     )
                 )
                 await conn.executemany(UPSERT, rows)
-                gone: set[tuple[str, str, str]] = set()
-                new: set[tuple[str, str, str]] = set()
-                for row in rows:  # in order: a name given twice is indexed as it ends
-                    was = old.get(row.key)
-                    before = index_entries(was) if was is not None else set()
-                    after = index_entries(row.values_json)
-                    gone |= {(k, t, row.key) for k, t in before - after}
-                    new -= {(k, t, row.key) for k, t in before - after}
-                    new |= {(k, t, row.key) for k, t in after - before}
-                    old[row.key] = row.values_json
+                gone, new = index_changes(rows, old)
                 if gone:
                     await conn.executemany(
                         "DELETE FROM value_index WHERE type = $1 AND text = $2 AND key = $3", gone

@@ -14,6 +14,7 @@ from doikit.server.stores import (
     StoredRecord,
     StoreError,
     StoreUnavailable,
+    index_changes,
     index_entries,
 )
 
@@ -224,12 +225,23 @@ class SQLiteStore:
             conn = self._w
             conn.execute("BEGIN IMMEDIATE")
             try:
-                select = "SELECT vals FROM handles WHERE key = ?"
-                insert = "INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)"
-                for row in rows:  # one by one: a name given twice is indexed as it ends
-                    found = conn.execute(select, (row.key,)).fetchone()
-                    conn.execute(insert, row)
-                    _index(conn, row.key, None if found is None else found[0], row.values_json)
+                old: dict[str, str] = {}
+                keys = [row.key for row in rows]
+                for start in range(0, len(keys), 500):
+                    part = keys[start : start + 500]
+                    marks = ",".join("?" * len(part))
+                    old.update(
+                        conn.execute(
+                            f"SELECT key, vals FROM handles WHERE key IN ({marks})",  # noqa: S608 - only ?s
+                            part,
+                        ).fetchall()
+                    )
+                conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", rows)
+                gone, new = index_changes(rows, old)
+                conn.executemany(
+                    "DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?", gone
+                )
+                conn.executemany("INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)", new)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
