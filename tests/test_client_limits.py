@@ -224,3 +224,73 @@ def test_ordered_resolution_reads_a_bounded_window_ahead(one_slow: str) -> None:
         return ahead
 
     assert asyncio.run(both()) <= 4 * 8
+
+
+class _HeavyRedirect(http.server.BaseHTTPRequestHandler):
+    """A redirect whose body is 400 MB, then the metadata."""
+
+    def do_GET(self) -> None:
+        if not self.path.startswith("/final"):
+            self.send_response(302)
+            self.send_header("Location", "/final")
+            self.send_header("Content-Length", str(400 << 20))
+            self.end_headers()
+            chunk = b"x" * (1 << 20)
+            try:
+                for _ in range(400):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            return
+        body = b'{"title":"t"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/vnd.citationstyles.csl+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_a_redirect_body_is_never_read() -> None:
+    before = _peak_mb()
+    with serving(_HeavyRedirect) as url:
+        with Client(url, retries=0, timeout=20) as client:
+            assert client.metadata("10.1000/1") == {"title": "t"}
+
+        async def run() -> None:
+            async with AsyncClient(url, retries=0, timeout=20) as client:
+                assert await client.metadata("10.1000/1") == {"title": "t"}
+
+        asyncio.run(run())
+    assert _peak_mb() - before < 200
+
+
+class _Proxy(http.server.BaseHTTPRequestHandler):
+    """A forward proxy that answers every request for any host with one record."""
+
+    seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Proxy.seen.append(self.path)
+        body = b'{"responseCode":1,"handle":"10.1000/1","values":[]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_the_sync_client_honours_the_environments_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    with serving(_Proxy) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        _Proxy.seen.clear()
+        with Client("http://resolver.invalid", retries=0, timeout=5) as client:
+            assert client.resolve("10.1000/1").handle == "10.1000/1"
+        assert _Proxy.seen == ["http://resolver.invalid/api/handles/10.1000/1"]

@@ -6,6 +6,8 @@ Each test here reproduces a finding of the hardening review: it failed before th
 from __future__ import annotations
 
 import json
+import socket
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -289,3 +291,114 @@ def test_sessions_are_not_offered_and_say_what_to_do(http: httpx.Client) -> None
     r = http.post("/api/sessions", content=b"")
     assert (r.status_code, r.json()["responseCode"]) == (404, 4)
     assert "HTTP Basic" in r.json()["message"]
+
+
+# --- found by review: each failed before its fix -----------------------------------------------
+
+
+def test_reverse_lookup_patterns_cannot_stall_the_server(
+    http: httpx.Client, served: Server
+) -> None:
+    name = "10.5555/star-" + uuid.uuid4().hex[:8]
+    url = "https://e.org/" + "a" * 60
+    assert _put(http, served, name, [{"index": 1, "type": "URL", "data": url}]).status_code == 201
+    started = time.monotonic()
+    r = http.get("/hrls/handles", params={"URL": "h" + "*" * 8 + "Z"}, headers=_auth(served))
+    assert r.status_code == 200
+    assert time.monotonic() - started < 2
+    assert (
+        http.get("/hrls/handles", params={"URL": "*" * 9}, headers=_auth(served)).status_code == 400
+    )
+    found = http.get("/hrls/handles", params={"URL": "https://e.org/*a*a"}, headers=_auth(served))
+    assert name in found.json()
+
+
+def test_a_deposit_of_too_many_lines_is_refused_whole(http: httpx.Client, served: Server) -> None:
+    r = http.post("/api/deposit", content=b"1\n" * 100_001, headers=_auth(served))
+    assert (r.status_code, r.json()["responseCode"]) == (400, 4)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status"),
+    [
+        ("PUT", "/api/handles/10.5555/%FF", b"[]", 400),
+        ("DELETE", "/api/handles/10.5555/%FF", b"", 400),
+    ],
+)
+def test_bad_escapes_in_write_paths_are_400(
+    http: httpx.Client, served: Server, *, method: str, path: str, body: bytes, status: int
+) -> None:
+    r = http.request(method, path, content=body, headers=_auth(served))
+    assert (r.status_code, r.json()["responseCode"]) == (status, 102)
+
+
+def test_a_huge_identity_index_is_401(http: httpx.Client) -> None:
+    auth = httpx.BasicAuth("1" * 5000 + "%3A10.5555%2FADMIN", "x")
+    assert http.delete("/api/handles/10.5555/x", auth=auth).status_code == 401
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {
+            "index": 1,
+            "type": "URL",
+            "data": "https://a.example/",
+            "ttl": "0001-01-01T00:00:00+01:00",
+        },
+        {
+            "index": 1,
+            "type": "URL",
+            "data": "https://a.example/",
+            "ttl": "9999-12-31T23:59:59-14:00",
+        },
+        {
+            "index": 1,
+            "type": "10320/loc",
+            "data": "<!DOCTYPE l [<!ENTITY a 'aaaa'>]><locations>"
+            "<location href='https://a.example/&a;'/></locations>",
+        },
+    ],
+)
+def test_values_no_store_can_keep_or_serve_cheaply_are_400(
+    http: httpx.Client, served: Server, value: dict[str, Any]
+) -> None:
+    r = _put(http, served, "10.5555/v-" + uuid.uuid4().hex[:8], [value])
+    assert (r.status_code, r.json()["responseCode"]) == (400, 202)
+
+
+def test_a_secret_key_written_through_the_api_is_hashed_and_private(
+    http: httpx.Client, served: Server
+) -> None:
+    name = "10.5555/key-" + uuid.uuid4().hex[:8]
+    values = [
+        {"index": 1, "type": "URL", "data": "https://e.org/"},
+        {"index": 2, "type": "HS_SECKEY", "data": "open-sesame", "permissions": "1111"},
+    ]
+    assert _put(http, served, name, values).status_code == 201
+    assert "open-sesame" not in http.get(f"/api/handles/{name}?type=HS_SECKEY").text
+    full = http.get(f"/api/handles/{name}?publicOnly=false", headers=_auth(served)).json()
+    [key] = [v for v in full["values"] if v["type"] == "HS_SECKEY"]
+    assert key["permissions"] == "1100"
+    assert key["data"]["value"].startswith("doikit-scrypt$")
+    auth = httpx.BasicAuth(f"2%3A{name}", "open-sesame")
+    assert http.delete("/api/handles/10.5555/none", auth=auth).status_code in {403, 404}
+
+
+def test_an_early_refusal_of_a_large_body_is_one_response(served: Server) -> None:
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    parts = urlsplit(served.url)
+    body = b"[" + b" " * 200_000 + b"]"
+    head = (
+        b"PUT /api/handles/10.5555/x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+    )
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(head + body)
+        sock.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    assert data.count(b"HTTP/1.1 ") == 1, data[:500]
+    assert data.startswith(b"HTTP/1.1 401")

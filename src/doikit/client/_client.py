@@ -238,7 +238,7 @@ class Client(_Base):
         self._http = httpx.Client(
             headers=self.headers,
             timeout=timeout,
-            transport=transport or DeadlineTransport(),
+            transport=transport or DeadlineTransport(_env_proxy(self.base_url)),
             max_redirects=self.limits.max_redirects,
         )
 
@@ -261,28 +261,27 @@ class Client(_Base):
         """One attempt, within the limits: the total time (the transport's reads and writes
         each get what is left of it) and the body's size after decompression."""
         limits = self.limits
+        url, headers = httpx.URL(self._url(request)), dict(request.headers)
         try:
-            with (
-                deadline(limits.total),
-                self._http.stream(
-                    "GET",
-                    httpx.URL(self._url(request)),
-                    headers=dict(request.headers),
-                    follow_redirects=request.follow,
-                ) as response,
-            ):
-                return _Reply(
-                    response.status_code,
-                    response.headers.get("content-type", ""),
-                    response.headers.get("retry-after"),
-                    _bounded(response.iter_bytes(), limits.max_body),
-                )
-        except httpx.TooManyRedirects as exc:
-            raise _SendError(f"more than {limits.max_redirects} redirects", final=True) from exc
+            with deadline(limits.total):
+                # Redirects are followed here, not by httpx, which reads each redirect's
+                # body whole: none of them is read at all.
+                for _ in range(limits.max_redirects + 1):
+                    with self._http.stream("GET", url, headers=headers) as response:
+                        following = response.next_request if request.follow else None
+                        if following is None:
+                            return _Reply(
+                                response.status_code,
+                                response.headers.get("content-type", ""),
+                                response.headers.get("retry-after"),
+                                _bounded(response.iter_bytes(), limits.max_body),
+                            )
+                    url, headers = following.url, dict(following.headers)
         except _TooLargeError as exc:
             raise _SendError(f"the answer is over {limits.max_body} bytes", final=True) from exc
         except httpx.HTTPError as exc:
             raise _SendError(f"{type(exc).__name__}: {exc}") from exc
+        raise _SendError(f"more than {limits.max_redirects} redirects", final=True)
 
     def _send(self, label: str, request: Request) -> _Reply:
         attempts = self._attempts(label)
@@ -426,16 +425,19 @@ class _HttpxEngine:
 
     async def get(self, url: str, headers: Mapping[str, str] | None, follow: bool) -> _Reply:
         limits = self.limits
+        target, sent = httpx.URL(url), dict(headers or {})
         try:
-            async with (
-                asyncio.timeout(limits.total),
-                self.http.stream(
-                    "GET", httpx.URL(url), headers=headers, follow_redirects=follow
-                ) as response,
-            ):
-                body = await _abounded(response.aiter_bytes(), limits.max_body)
-        except httpx.TooManyRedirects as exc:
-            raise _SendError(f"more than {limits.max_redirects} redirects", final=True) from exc
+            async with asyncio.timeout(limits.total):
+                # Redirects followed here, their bodies never read (see Client._get).
+                for _ in range(limits.max_redirects + 1):
+                    async with self.http.stream("GET", target, headers=sent) as response:
+                        following = response.next_request if follow else None
+                        if following is None:
+                            body = await _abounded(response.aiter_bytes(), limits.max_body)
+                            break
+                    target, sent = following.url, dict(following.headers)
+                else:
+                    raise _SendError(f"more than {limits.max_redirects} redirects", final=True)
         except _TooLargeError as exc:
             raise _SendError(f"the answer is over {limits.max_body} bytes", final=True) from exc
         except TimeoutError as exc:

@@ -102,15 +102,14 @@ class _Backend(httpcore.NetworkBackend):
 
 
 class DeadlineTransport(httpx.HTTPTransport):
-    """httpx's HTTP transport (environment proxies aside) over the deadline backend."""
+    """httpx's HTTP transport, through *proxy* if one is given, over the deadline backend.
 
-    def __init__(self) -> None:
-        super().__init__()
-        if isinstance(self._pool, httpcore.ConnectionPool):
-            self._pool = httpcore.ConnectionPool(
-                ssl_context=httpx.create_ssl_context(),
-                max_connections=httpx.Limits().max_connections,
-                max_keepalive_connections=20,
-                keepalive_expiry=5.0,
-                network_backend=_Backend(),
-            )
+    (A client given a transport no longer reads proxies from the environment: the caller
+    passes the one the environment names for its host.)
+    """
+
+    def __init__(self, proxy: str | None = None) -> None:
+        super().__init__(proxy=proxy)
+        # httpcore's pools (direct and through a proxy) open every connection through their
+        # network backend; httpx has no parameter for it, so it is set here.
+        self._pool._network_backend = _Backend()  # noqa: SLF001

@@ -77,6 +77,10 @@ def parse_locations(text: str) -> Locations:
 
     :raises HandleFormatError: if it is not well-formed XML of that shape.
     """
+    if "<!" in text:
+        # A DTD's entities can expand a small value into megabytes (and comments or CDATA
+        # have no place in a location list).
+        raise HandleFormatError("10320/loc", "must not hold a DOCTYPE, entities or comments")
     try:
         root = ET.fromstring(text)  # noqa: S314 - see the import
     except ET.ParseError as exc:

@@ -352,7 +352,12 @@ def parse_time(text: str, where: str) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise HandleFormatError(where, f"must be an ISO-8601 time, not {text!r}") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    except OverflowError:
+        raise HandleFormatError(
+            where, f"must be within the years 1 to 9999 in UTC: {text!r}"
+        ) from None
 
 
 def _admin_permissions(obj: JSON, where: str) -> str:

@@ -80,6 +80,7 @@ _SCHEME: Final = "doikit-scrypt"
 _FREE_FAILURES: Final = 5
 _FAILURE_WINDOW: Final = 300.0
 _MAX_GROUP_LOOKUPS: Final = 32
+_MAX_KEYS: Final = 4
 
 
 def has_permission(permissions: str, name: str) -> bool:
@@ -113,6 +114,11 @@ def hash_secret(secret: str) -> str:
     digest = hashlib.scrypt(secret.encode("utf-8"), salt=salt, **_SCRYPT)
     encode = base64.b64encode
     return f"{_SCHEME}${encode(salt).decode()}${encode(digest).decode()}"
+
+
+def is_hashed_secret(data: bytes) -> bool:
+    """Whether HS_SECKEY data is a hash :func:`hash_secret` made (else a key in clear)."""
+    return data.startswith(_SCHEME.encode() + b"$")
 
 
 def _check_secret(stored: bytes, given: bytes) -> bool:
@@ -163,7 +169,7 @@ def parse_basic(header: str) -> tuple[int, str, bytes] | None:
     if not colon or not name:
         return None
     head, sep, rest = name.partition(":")
-    if sep and head.isascii() and head.isdigit() and rest:
+    if sep and head.isascii() and head.isdigit() and len(head) <= 10 and rest:
         return int(head), rest, password
     return 0, name, password
 
@@ -199,30 +205,30 @@ class Authority:
             )
         index, handle, secret = basic
         who = f"{index}:{fold(handle)}"
-        await self._slow_down(who)
         keys = await self._keys(index, handle)
         if keys and await self._verify(keys, secret):
-            self._failures.pop(who, None)
             return Caller(identity=(index, handle))
         if keys:
-            # Only a real identity can be guessed at: its failures slow it down.
-            count, _ = self._failures.get(who, (0, 0.0))
+            # Only a real identity can be guessed at: each failure is answered later than
+            # the one before (the right key is never slowed down, whoever failed before).
+            count, last = self._failures.get(who, (0, 0.0))
+            if time.monotonic() - last > _FAILURE_WINDOW:
+                count = 0
             if len(self._failures) > 10_000:
                 self._failures.clear()
             self._failures[who] = (count + 1, time.monotonic())
+            if count + 1 > _FREE_FAILURES:
+                await asyncio.sleep(min(0.25 * 2 ** (count + 1 - _FREE_FAILURES), 8.0))
         raise self._unauthenticated(f"the identity {index}:{handle} or its secret key is wrong")
 
     @staticmethod
     def _unauthenticated(message: str) -> Refused:
         return Refused(RC_AUTHENTICATION_NEEDED, message, headers=_CHALLENGE)
 
-    async def _slow_down(self, who: str) -> None:
-        count, last = self._failures.get(who, (0, 0.0))
-        if count > _FREE_FAILURES and time.monotonic() - last < _FAILURE_WINDOW:
-            await asyncio.sleep(min(0.25 * 2 ** (count - _FREE_FAILURES), 8.0))
-
     async def _keys(self, index: int, handle: str) -> list[bytes]:
-        """The secret keys (HS_SECKEY data) of the identity ``index:handle``; index 0: all."""
+        """The secret keys (HS_SECKEY data) of the identity ``index:handle``; index 0: the
+        first few (each check costs a scrypt: a record of many keys must not make one
+        request cost minutes)."""
         stored = await self.store.get(fold(handle))
         if stored is None:
             return []
@@ -232,7 +238,7 @@ class Authority:
             if type_matches(v.type, "HS_SECKEY")
             and isinstance(v.data, bytes)
             and index in (0, v.index)
-        ]
+        ][:_MAX_KEYS]
 
     async def _verify(self, keys: list[bytes], secret: bytes) -> bool:
         given = hashlib.sha256(secret).digest()
@@ -403,8 +409,8 @@ def changes_need(before: tuple[HandleValue, ...], after: tuple[HandleValue, ...]
             needed |= {"remove_admin", "modify_value"}
         elif _is_admin(new):
             needed |= {"modify_value", "add_admin"}
-        elif old.permissions[3] != "1":
-            needed.add("modify_value")
+        elif old.permissions[3] != "1" or old.type != new.type:
+            needed.add("modify_value")  # public write lets anyone change data, not a type
     return needed
 
 

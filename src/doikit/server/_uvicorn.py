@@ -41,13 +41,24 @@ class GuardedProtocol(HttpToolsProtocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._head_seen = 0
         self._head_too_big = False
+        self._body_in = False
+        self._answered = False
 
     # --- the connection ---------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Admit the connection, making room by closing the oldest waiting one at the cap."""
         if len(self.connections) >= self._limits.connections:
-            oldest = next(iter(GuardedProtocol.waiting), None)
+            # The oldest connection that waits for a head and has nothing left to send (a
+            # response still being delivered is never cut).
+            oldest = next(
+                (
+                    waiting
+                    for waiting in GuardedProtocol.waiting
+                    if not waiting.transport.get_write_buffer_size()
+                ),
+                None,
+            )
             if oldest is None:
                 transport.abort()  # every connection is busy with a request
                 return
@@ -112,17 +123,33 @@ class GuardedProtocol(HttpToolsProtocol):
         self._arm(self._limits.body_timeout)
         super().on_headers_complete()
 
+    def on_message_begin(self) -> None:
+        """A request starts: its body is not in yet."""
+        self._body_in = False
+        super().on_message_begin()
+
     def on_message_complete(self) -> None:
-        """The body is in."""
+        """The body is in; if the response went out already, the next head may come."""
         self._cancel()
+        self._body_in = True
         super().on_message_complete()
+        if self._answered:
+            self._next_head()
 
     def on_response_complete(self) -> None:
+        """The response went out; once the request's body is in too (an app may answer
+        before reading it, as a refusal does), the next head may come."""
+        self._answered = True
+        super().on_response_complete()
+        if self._body_in:
+            self._next_head()
+
+    def _next_head(self) -> None:
         """Wait for the next request's head, within the deadline (unless it is in already,
         pipelined)."""
-        pipelined = bool(self.pipeline)
-        super().on_response_complete()
-        if not pipelined and not self.transport.is_closing():
+        self._answered = False
+        busy = self.cycle is not None and not self.cycle.response_complete
+        if not busy and not self.pipeline and not self.transport.is_closing():
             self._await_head()
 
     # --- timers -----------------------------------------------------------------------------

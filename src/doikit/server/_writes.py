@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import time
 import uuid
 from typing import TYPE_CHECKING, Final
@@ -39,8 +40,10 @@ from doikit.handle import (
     values_to_json,
 )
 from doikit.handle._values import format_time
+from doikit.server._auth import hash_secret, is_hashed_secret
 from doikit.server._deposit import MAX_REQUEST
 from doikit.server._http import (
+    BadPathError,
     Refused,
     api_reply,
     decode_path,
@@ -64,6 +67,8 @@ log = logging.getLogger("doikit.server")
 #: knows, to split its input by it).
 MAX_BODY: Final = 1 << 20
 MAX_DEPOSIT_BODY: Final = MAX_REQUEST
+#: The most lines a deposit request may hold: each gets an answer when it is refused.
+MAX_DEPOSIT_LINES: Final = 100_000
 #: The largest 10320/loc value a write may store (a few locations take a few hundred bytes).
 MAX_LOCATIONS_BYTES: Final = 16 * 1024
 # HANDLE.NET's status for response code 201 (a value's index exists) and 200 on a write.
@@ -245,6 +250,19 @@ def parse_body(body: bytes, handle: str) -> tuple[HandleValue, ...]:
     return values
 
 
+def _secret_key(value: HandleValue) -> HandleValue:
+    """A value as a directory keeps it: an HS_SECKEY is stored only as a salted hash, and
+    only its admins may read it (``1100``), however it was written."""
+    if not type_matches(value.type, "HS_SECKEY") or not isinstance(value.data, bytes):
+        return value
+    data = value.data
+    if not is_hashed_secret(data):
+        data = hash_secret(data.decode("utf-8", "surrogateescape")).encode()
+    return HandleValue(
+        value.index, value.type, data, value.ttl, value.timestamp, "1100", value.references
+    )
+
+
 def _valid(values: tuple[HandleValue, ...]) -> None:
     try:
         check_values(values)
@@ -301,7 +319,10 @@ class Writes:
         raw = raw_after(request, b"/api/handles/")
         if raw is None:
             raise Refused(RC_PROTOCOL_ERROR, "write to /api/handles/NAME", 404)
-        handle = decode_path(raw) if raw else ""
+        try:
+            handle = decode_path(raw) if raw else ""
+        except BadPathError as exc:
+            raise Refused(RC_INVALID_HANDLE, str(exc)) from None
         if not handle:
             raise Refused(RC_INVALID_HANDLE, "Empty handle invalid")
         try:
@@ -318,11 +339,13 @@ class Writes:
         overwrite = java_boolean(params, "overwrite", default=True)
         mint = java_boolean(params, "mintNewSuffix", default=False)
         caller = await self.authority.caller(request)
+        named = handle
         if mint:
             handle += str(uuid.uuid4())
         doi = bare_name(handle)
         _content_type(request)
-        values = parse_body(await read_body(request, MAX_BODY), handle)
+        values = parse_body(await read_body(request, MAX_BODY), named)
+        values = tuple(_secret_key(v) for v in values)
         if indexes or various:
             if not various and set(indexes) != {v.index for v in values}:
                 raise Refused(
@@ -343,7 +366,8 @@ class Writes:
         params: list[tuple[str, str]],
     ) -> Response:
         _valid(values)
-        for _ in range(_TRIES):
+        for attempt in range(_TRIES):
+            await _back_off(attempt)
             stored = await self.store.get(doi.key)
             if stored is None:
                 await self.authority.may_create(caller, doi.prefix)
@@ -367,7 +391,9 @@ class Writes:
         overwrite: bool,
         params: list[tuple[str, str]],
     ) -> Response:
-        for _ in range(_TRIES):
+        _valid(values)  # the values given; the others are as they were
+        for attempt in range(_TRIES):
+            await _back_off(attempt)
             stored = await self.store.get(doi.key)
             if stored is None:
                 raise Refused(RC_HANDLE_NOT_FOUND, None)
@@ -383,7 +409,6 @@ class Writes:
             given = {v.index: v for v in values}
             after = tuple(given.pop(v.index, v) for v in before) + tuple(given.values())
             after = tuple(sorted(after, key=lambda v: v.index))
-            _valid(after)
             await self.authority.may_change(caller, doi.prefix, before, after)
             row = self._row(doi, _restamp(after, before, int(time.time())))
             if await self.store.swap(doi.key, stored.values_json, row):
@@ -399,7 +424,8 @@ class Writes:
             raise Refused(RC_PROTOCOL_ERROR, "DELETE takes index=N, not index=various")
         caller = await self.authority.caller(request)
         doi = bare_name(handle)
-        for _ in range(_TRIES):
+        for attempt in range(_TRIES):
+            await _back_off(attempt)
             stored = await self.store.get(doi.key)
             if stored is None:
                 raise Refused(RC_HANDLE_NOT_FOUND, None)
@@ -444,13 +470,27 @@ class Writes:
         body = await read_body(request, MAX_DEPOSIT_BODY)
         if not body.strip():
             raise Refused(RC_PROTOCOL_ERROR, "the body is empty: send JSON Lines")
+        lines = body.count(b"\n") + 1
+        if lines > MAX_DEPOSIT_LINES:
+            raise Refused(
+                RC_PROTOCOL_ERROR,
+                f"the body has {lines} lines; a deposit takes at most {MAX_DEPOSIT_LINES}"
+                " (doikit deposit sends 10,000 at a time)",
+            )
         # Reading a large body is CPU work: off the event loop, so reads keep flowing.
         rows, rejected = await asyncio.to_thread(deposit_rows, body, caller.prefixes)
         if rows:
             await self.store.put_many(rows)
         out = {"responseCode": 1, "accepted": len(rows), "rejected": rejected}
-        text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        text = await asyncio.to_thread(json.dumps, out, ensure_ascii=False, separators=(",", ":"))
         return api_reply(text, 200, params)
+
+
+async def _back_off(attempt: int) -> None:
+    """Before a compare-and-set is tried again: a short random wait, doubling each time,
+    so writers contending for one name take turns instead of colliding again."""
+    if attempt:
+        await asyncio.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 - jitter
 
 
 def _busy() -> Refused:
@@ -474,6 +514,7 @@ def deposit_rows(
     """
     now = int(time.time()) if now is None else now
     stamp = format_time(now)
+    unexpected = 0
     rows: list[Row] = []
     rejected: list[dict[str, object]] = []
     for number, line in enumerate(body.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
@@ -485,8 +526,12 @@ def deposit_rows(
             rejected.append({"line": exc.line or number, "doi": exc.doi, "message": exc.message})
         except Exception:
             # Never expected; but one line must not lose the others, whatever it holds.
-            log.exception("deposit line %d could not be read", number)
+            if not unexpected:
+                log.exception("deposit line %d could not be read", number)
+            unexpected += 1
             rejected.append({"line": number, "doi": None, "message": "the line cannot be read"})
+    if unexpected > 1:
+        log.error("%d more deposit lines of that request could not be read", unexpected - 1)
     return rows, rejected
 
 
@@ -500,7 +545,8 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int, stamp: str) ->
         raise _LineError(exc.detail if exc.detail.startswith("not ") else f"not {exc}") from None
     if not isinstance(obj, dict):
         raise _LineError("each line must be a JSON object with doi and url or values")
-    number = obj.get("line") if isinstance(obj.get("line"), int) else None
+    given = obj.get("line")  # doikit deposit sends each record's line in its file
+    number = given if type(given) is int and given > 0 else None
     name = obj.get("doi")
     if not isinstance(name, str):
         raise _LineError("'doi' must be a string", None, number)
@@ -530,4 +576,5 @@ def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int, stamp: str) ->
         check_values(values)
     except HandleFormatError as exc:
         raise _LineError(str(exc), name, number) from None
+    values = tuple(_secret_key(v) for v in values)
     return Row(doi.key, str(doi), doi.prefix, values_to_json(_stamp(values, now)))
