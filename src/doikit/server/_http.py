@@ -242,7 +242,7 @@ def safe_location(url: str) -> str:
 
 # An absolute http(s) URL of printable ASCII with a plain host name: valid as it stands.
 _PLAIN_HTTP_URL: Final = re.compile(
-    r"[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
+    r"[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,4})?"
     r"(?:[/?#][!-~]*)?"
 )
 
@@ -283,4 +283,8 @@ def valid_http_url(text: str) -> str | None:
         return f"the URL must start with http:// or https://, not {parts.scheme or text[:10]!r}"
     if not parts.hostname:
         return "the URL has no host"
+    try:
+        parts.port  # noqa: B018 - reading it checks it
+    except ValueError:
+        return "the URL's port is not a number from 0 to 65535"
     return None
