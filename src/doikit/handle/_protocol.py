@@ -58,6 +58,15 @@ def success_body(handle: str, values_json: str) -> str:
     return f'{{"responseCode":1,"handle":{_dump(handle)},"values":{values_json}}}'
 
 
+def done_body(handle: str) -> str:
+    """The reply to a write that succeeded: ``{"responseCode":1,"handle":…}``.
+
+    >>> done_body("10.1000/1")
+    '{"responseCode":1,"handle":"10.1000/1"}'
+    """
+    return f'{{"responseCode":1,"handle":{_dump(handle)}}}'
+
+
 def record_body(record: HandleRecord, handle: str | None = None) -> str:
     """The reply for a record: rc 1 with its values, or rc 200 when it has none."""
     echo = record.handle if handle is None else handle

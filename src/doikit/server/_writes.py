@@ -32,6 +32,7 @@ from doikit.handle import (
     RC_VALUES_NOT_FOUND,
     HandleFormatError,
     HandleValue,
+    done_body,
     loads,
     parse_locations,
     type_matches,
@@ -302,8 +303,7 @@ def _values_of_row(values_json: str) -> tuple[HandleValue, ...]:
 
 
 def _reply(handle: str, status: int, params: list[tuple[str, str]]) -> Response:
-    body = json.dumps({"responseCode": 1, "handle": handle}, ensure_ascii=False)
-    return api_reply(body.replace(", ", ",").replace(": ", ":"), status, params)
+    return api_reply(done_body(handle), status, params)
 
 
 class Writes:
