@@ -26,7 +26,6 @@ from doikit.server import _pages
 from doikit.server._auth import Authority
 from doikit.server._fast import FastPaths
 from doikit.server._http import Refused, api_error, page, query_params
-from doikit.server._limits import Limits
 from doikit.server._reads import Reads
 from doikit.server._writes import Writes
 from doikit.server.stores import Store, StoreUnavailable, open_store
@@ -77,7 +76,7 @@ class _Guard:
     It also tells :class:`_Incidents` when the store answers again."""
 
     def __init__(
-        self, inner: ASGIApp, incidents: _Incidents, timeout: float, *, access_log: bool
+        self, inner: ASGIApp, incidents: _Incidents, timeout: float | None, *, access_log: bool
     ) -> None:
         self.inner = inner
         self.incidents = incidents
@@ -99,8 +98,11 @@ class _Guard:
             await send(message)
 
         try:
-            async with asyncio.timeout(self.timeout):
+            if self.timeout is None:
                 await self.inner(scope, receive, tracking)
+            else:
+                async with asyncio.timeout(self.timeout):
+                    await self.inner(scope, receive, tracking)
         except Exception as exc:
             if started:
                 return  # Starlette's handler answered and re-raised; it was logged there
@@ -163,7 +165,7 @@ def create_app(
     *,
     ra_name: str = "doikit",
     demo: bool = False,
-    request_timeout: float = Limits.request_timeout,
+    request_timeout: float | None = None,
     access_log: bool = False,
     ready: str | None = None,
 ) -> ASGIApp:
@@ -171,8 +173,9 @@ def create_app(
 
     The store is opened when the app starts (ASGI lifespan) and closed when it stops;
     with *demo*, the demo records are loaded on start, and *ready* is printed once all is
-    ready. A request that takes longer than *request_timeout* seconds is answered 503;
-    with *access_log* each request is a line on stdout.
+    ready. A request that takes longer than *request_timeout* seconds is answered 503
+    (``doikit serve`` bounds it in its HTTP protocol instead, at no cost per request); with
+    *access_log* each request is a line on stdout.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)

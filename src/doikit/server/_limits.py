@@ -8,15 +8,17 @@ runs uvicorn with :class:`GuardedProtocol`, which adds, per connection:
 * a **head deadline** (:attr:`Limits.head_timeout`): the request line and headers must
   arrive within it, counted from the connection or the end of the previous response;
 * a **head size** (:attr:`Limits.head_bytes`): a longer head is answered 431 and closed;
-* a **body deadline** (:attr:`Limits.body_timeout`): the whole body within it;
+* a **request deadline** (:attr:`Limits.request_timeout`): from the end of the head, the
+  body must arrive and the app answer within it, else the connection is closed (a body
+  left unread by an early answer gets :attr:`Limits.body_timeout`);
 * a **connection cap** (:attr:`Limits.connections`, per worker): at the cap, a new
   connection takes the place of the oldest one that has not sent a complete head, so
   half-open connections can delay nobody for long; if every connection is busy with a
   request, the new one is closed at once.
 
-The time a request may take in the app is bounded by the ASGI layer (``_app._Guard``). At
-start the process raises its soft file-descriptor limit to the hard one, and the cap
-defaults to what that limit leaves room for.
+At start the process raises its soft file-descriptor limit to the hard one, and the cap
+defaults to what that limit leaves room for. (Under another ASGI server, ``create_app``'s
+``request_timeout`` bounds the app's time instead, answering 503.)
 
 This module holds the limits (standard library only, for ``create_app``);
 :mod:`._uvicorn` enforces them in the server.

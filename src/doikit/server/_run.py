@@ -38,7 +38,6 @@ def app_from_env() -> object:
         os.environ["DOIKIT_STORE"],
         ra_name=os.environ.get("DOIKIT_RA", "doikit"),
         demo=os.environ.get("DOIKIT_DEMO") == "1",
-        request_timeout=Limits.from_env().request_timeout,
         access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
         ready=os.environ.get("DOIKIT_READY") or None,
     )

@@ -1,4 +1,9 @@
-"""uvicorn's httptools protocol with :class:`~._limits.Limits` enforced (see there)."""
+"""uvicorn's httptools protocol with :class:`~._limits.Limits` enforced (see there).
+
+Deadlines are kept as times in one table that a sweep reads four times a second, not as a
+timer per request: arming and cancelling a loop timer twice per request cost about a
+quarter of the read benchmark's throughput (BENCHMARKS.md).
+"""
 
 from __future__ import annotations
 
@@ -26,6 +31,9 @@ class GuardedProtocol(HttpToolsProtocol):
     limits: ClassVar[Limits | None] = None
     # Connections that have not sent a complete head, oldest first (dicts keep order).
     waiting: ClassVar[dict[GuardedProtocol, None]] = {}
+    # Each connection's deadline (loop time), while one runs; read by the sweep.
+    deadlines: ClassVar[dict[GuardedProtocol, float]] = {}
+    sweeping: ClassVar[asyncio.AbstractEventLoop | None] = None
 
     def __init__(
         self,
@@ -38,7 +46,6 @@ class GuardedProtocol(HttpToolsProtocol):
         if GuardedProtocol.limits is None:
             GuardedProtocol.limits = Limits.from_env().resolved()
         self._limits = GuardedProtocol.limits
-        self._deadline: asyncio.TimerHandle | None = None
         self._head_seen = 0
         self._head_too_big = False
         self._body_in = False
@@ -65,6 +72,9 @@ class GuardedProtocol(HttpToolsProtocol):
             oldest.transport.abort()
             GuardedProtocol.waiting.pop(oldest, None)
         super().connection_made(transport)
+        if GuardedProtocol.sweeping is not self.loop:
+            GuardedProtocol.sweeping = self.loop
+            self.loop.call_later(_SWEEP, _sweep, self.loop)
         self._await_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -113,14 +123,15 @@ class GuardedProtocol(HttpToolsProtocol):
         self.transport.close()
 
     def on_headers_complete(self) -> None:
-        """The head is in: from now the body's deadline counts. A head over its size that
-        arrived whole stops the parser here (uvicorn then calls :meth:`send_400_response`)."""
+        """The head is in: from now the request's deadline counts (its body arriving and
+        the app answering). A head over its size that arrived whole stops the parser here
+        (uvicorn then calls :meth:`send_400_response`)."""
         size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
         if size > self._limits.head_bytes:
             self._head_too_big = True
             raise _HeadTooBigError
         GuardedProtocol.waiting.pop(self, None)
-        self._arm(self._limits.body_timeout)
+        self._arm(self._limits.request_timeout)
         super().on_headers_complete()
 
     def on_message_begin(self) -> None:
@@ -130,7 +141,6 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         """The body is in; if the response went out already, the next head may come."""
-        self._cancel()
         self._body_in = True
         super().on_message_complete()
         if self._answered:
@@ -143,6 +153,12 @@ class GuardedProtocol(HttpToolsProtocol):
         super().on_response_complete()
         if self._body_in:
             self._next_head()
+        elif (
+            GuardedProtocol.deadlines.get(self, 0.0) > self.loop.time() + self._limits.body_timeout
+        ):
+            # Answered before its body came in (a refusal): the rest of the body gets the
+            # body's deadline, not the request's.
+            self._arm(self._limits.body_timeout)
 
     def _next_head(self) -> None:
         """Wait for the next request's head, within the deadline (unless it is in already,
@@ -155,16 +171,27 @@ class GuardedProtocol(HttpToolsProtocol):
     # --- timers -----------------------------------------------------------------------------
 
     def _arm(self, seconds: float) -> None:
-        self._cancel()
-        self._deadline = self.loop.call_later(seconds, self._expire)
+        GuardedProtocol.deadlines[self] = self.loop.time() + seconds
 
     def _cancel(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        GuardedProtocol.deadlines.pop(self, None)
 
     def _expire(self) -> None:
-        self._deadline = None
+        GuardedProtocol.deadlines.pop(self, None)
         GuardedProtocol.waiting.pop(self, None)
         if not self.transport.is_closing():
             self.transport.close()
+
+
+# How often the deadlines are read, in seconds: a deadline is kept within this much.
+_SWEEP = 0.25
+
+
+def _sweep(loop: asyncio.AbstractEventLoop) -> None:
+    """Close every connection past its deadline; run again in :data:`_SWEEP` seconds."""
+    now = loop.time()
+    late = [p for p, at in GuardedProtocol.deadlines.items() if at <= now]
+    for protocol in late:
+        protocol._expire()  # noqa: SLF001 - the sweep is the class's own timer
+    if not loop.is_closed():
+        loop.call_later(_SWEEP, _sweep, loop)
