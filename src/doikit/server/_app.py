@@ -87,6 +87,13 @@ class _Guard:
         if scope["type"] != "http":
             await self.inner(scope, receive, send)
             return
+        if self.timeout is None and not self.access_log and self.incidents.since is None:
+            # The common request: nothing to time, log or watch; no wrapper around send.
+            try:
+                await self.inner(scope, receive, send)
+            except Exception:  # noqa: BLE001 - answered below, or already answered
+                await self._failed(scope, send)
+            return
         started = False
         status = 500
         begun = time.monotonic()
@@ -131,6 +138,15 @@ class _Guard:
         if status < 500:
             self.incidents.answered()
 
+    async def _failed(self, scope: Scope, send: Send) -> None:
+        """After an exception on the common path: a 500, unless a response went out (then
+        Starlette's handler answered and logged it, and the server refuses a second one)."""
+        try:
+            await _answer_500(send)
+        except RuntimeError:
+            return
+        log.error("unexpected error on %s %s", scope["method"], scope["path"])
+
 
 def _access(scope: Scope, status: int, seconds: float) -> None:
     """One access-log line on stdout: client, method, path as sent, status, time."""
@@ -142,6 +158,21 @@ def _access(scope: Scope, status: int, seconds: float) -> None:
     print(  # noqa: T201 - the access log is this line
         f"{who} {scope['method']} {target!r} {status} {seconds * 1000:.1f} ms", flush=True
     )
+
+
+async def _answer_500(send: Send) -> None:
+    body = b'{"responseCode":2,"message":"unexpected server error"}'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 500,
+            "headers": [
+                (b"content-type", b"application/json;charset=UTF-8"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 class _AnyPath(Convertor[str]):

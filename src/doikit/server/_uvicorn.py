@@ -47,6 +47,7 @@ class GuardedProtocol(HttpToolsProtocol):
             GuardedProtocol.limits = Limits.from_env().resolved()
         self._limits = GuardedProtocol.limits
         self._head_seen = 0
+        self._waiting = False
         self._head_too_big = False
         self._body_in = False
         self._answered = False
@@ -88,18 +89,18 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def _await_head(self) -> None:
         GuardedProtocol.waiting[self] = None
+        self._waiting = True
         self._head_seen = 0
         self._arm(self._limits.head_timeout)
 
     def data_received(self, data: bytes) -> None:
-        """Parse, and refuse a head that is still incomplete after more than its size: the
-        parser has seen at most one read beyond the limit."""
-        waiting = self in GuardedProtocol.waiting
-        super().data_received(data)
-        if waiting and self in GuardedProtocol.waiting:
+        """Count the head's bytes, parse, and refuse a head that is still incomplete after
+        more than its size: the parser has seen at most one read beyond the limit."""
+        if self._waiting:
             self._head_seen += len(data)
-            if self._head_seen > self._limits.head_bytes:
-                self._refuse_head()
+        super().data_received(data)
+        if self._waiting and self._head_seen > self._limits.head_bytes:
+            self._refuse_head()
 
     def send_400_response(self, msg: str) -> None:
         """Uvicorn's answer to a request the parser refused; 431 when it was the head's
@@ -110,6 +111,7 @@ class GuardedProtocol(HttpToolsProtocol):
             super().send_400_response(msg)
 
     def _refuse_head(self) -> None:
+        self._waiting = False
         GuardedProtocol.waiting.pop(self, None)
         self._cancel()
         message = f"the request head is over {self._limits.head_bytes} bytes"
@@ -126,10 +128,12 @@ class GuardedProtocol(HttpToolsProtocol):
         """The head is in: from now the request's deadline counts (its body arriving and
         the app answering). A head over its size that arrived whole stops the parser here
         (uvicorn then calls :meth:`send_400_response`)."""
-        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
-        if size > self._limits.head_bytes:
-            self._head_too_big = True
-            raise _HeadTooBigError
+        if self._head_seen > self._limits.head_bytes:  # the read that ended it was large
+            size = len(self.url) + sum(len(k) + len(v) + 4 for k, v in self.headers)
+            if size > self._limits.head_bytes:
+                self._head_too_big = True
+                raise _HeadTooBigError
+        self._waiting = False
         GuardedProtocol.waiting.pop(self, None)
         self._arm(self._limits.request_timeout)
         super().on_headers_complete()
@@ -177,6 +181,7 @@ class GuardedProtocol(HttpToolsProtocol):
         GuardedProtocol.deadlines.pop(self, None)
 
     def _expire(self) -> None:
+        self._waiting = False
         GuardedProtocol.deadlines.pop(self, None)
         GuardedProtocol.waiting.pop(self, None)
         if not self.transport.is_closing():
