@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -48,6 +49,7 @@ _MAX_TIMESTAMP: Final = 253402300799
 # integer is a ValueError in CPython, a long one costs quadratic time).
 _MAX_DIGITS: Final = 24
 _NUMERIC_STRING: Final = re.compile(r"-?[0-9]{1,19}", re.ASCII)
+_LONG_DIGITS: Final = re.compile(r"[0-9]{25}", re.ASCII)
 # Where a JSON text may hold a lone surrogate: only through a \uD800-\uDFFF escape.
 _SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -285,6 +287,20 @@ def _no_constant(name: str) -> float:
     raise HandleFormatError("", f"{name} is not a JSON number")
 
 
+def _finite(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise HandleFormatError("", f"{text} is too large for a JSON number")
+    return number
+
+
+# Made once: json.loads with hooks builds a decoder for every call.
+_DECODER: Final = json.JSONDecoder(parse_float=_finite, parse_constant=_no_constant)
+_CHECKING_DECODER: Final = json.JSONDecoder(
+    parse_int=_big_number, parse_float=_finite, parse_constant=_no_constant
+)
+
+
 def _check_text(obj: JSON, where: str) -> None:
     """Refuse a string holding a lone surrogate (it has no UTF-8 form: no store can keep it)."""
     if isinstance(obj, str):
@@ -328,8 +344,11 @@ def loads(data: bytes | str) -> JSON:
     else:
         text = data
     text = text.removeprefix("\ufeff")
+    # Python's own int parsing unless a long run of digits is there (in a string or not):
+    # a callback per number would double the cost of reading a deposit.
+    decoder = _CHECKING_DECODER if _LONG_DIGITS.search(text) else _DECODER
     try:
-        obj = json.loads(text, parse_int=_big_number, parse_constant=_no_constant)
+        obj = decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise HandleFormatError("", f"not JSON: {exc.msg} at column {exc.colno}") from None
     except RecursionError:

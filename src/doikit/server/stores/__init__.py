@@ -14,6 +14,7 @@ decoding and re-encoding it. Tokens are stored as SHA-256 digests only.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Final, NamedTuple, Protocol
 
@@ -98,6 +99,14 @@ INDEXED_CHARS: Final = 256
 _UNINDEXED: Final = frozenset({b"hs_admin", b"hs_vlist", b"hs_seckey", b"hs_pubkey", b"hs_site"})
 
 
+# The values JSON of one public URL value as doikit writes it (type "URL" exactly, a string
+# without escapes, no permissions): its entry is read without decoding the JSON.
+_ONE_URL: Final = re.compile(
+    r'\[\{"index":[0-9]+,"type":"URL","data":\{"format":"string","value":"([^"\\\x00]*)"\},'
+    r'"ttl":[0-9]+(?:,"timestamp":"[^"]*")?\}\]'
+)
+
+
 def index_entries(values_json: str) -> set[tuple[str, str]]:
     """The value index's entries for a record: ``(type, text)`` of each publicly readable
     value whose data is a string, the type in ASCII lower case and the text cut to
@@ -106,6 +115,9 @@ def index_entries(values_json: str) -> set[tuple[str, str]]:
     >>> sorted(index_entries('[{"index":1,"type":"URL","data":{"format":"string","value":"https://a/"}}]'))
     [('url', 'https://a/')]
     """
+    plain = _ONE_URL.fullmatch(values_json)
+    if plain is not None:  # a deposit's common record: one public URL, no escapes
+        return {("url", plain.group(1)[:INDEXED_CHARS])}
     out: set[tuple[str, str]] = set()
     values = json.loads(values_json)
     for value in values if isinstance(values, list) else ():
