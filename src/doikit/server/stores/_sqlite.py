@@ -241,12 +241,17 @@ class SQLiteStore:
                             part,
                         ).fetchall()
                     )
-                conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", rows)
+                # In key order (a stable sort: a name given twice keeps its last row), so
+                # both B-trees are written page by page rather than all over.
+                conn.executemany(
+                    "INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)",
+                    sorted(rows, key=lambda row: row.key),
+                )
                 gone, new = index_changes(rows, old)
                 conn.executemany(
                     "DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?", gone
                 )
-                conn.executemany("INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)", new)
+                conn.executemany("INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)", sorted(new))
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
