@@ -120,3 +120,24 @@ def test_a_head_over_64_kib_is_431(limited: Server) -> None:
     r = httpx.get(limited.url + "/api/handles/10.1000/1", headers={"X-Big": "a" * 70_000})
     assert r.status_code == 431
     _answered_within_a_second(limited)
+
+
+def test_a_body_that_never_ends_is_cut_at_the_request_deadline(tmp_path: Path) -> None:
+    server = start_server(
+        f"sqlite:///{tmp_path / 'db.sqlite3'}", options=("--request-timeout", "1")
+    )
+    try:
+        with socket.create_connection(_address(server), timeout=10) as sock:
+            sock.sendall(
+                b"PUT /api/handles/10.5555/x HTTP/1.1\r\nHost: x\r\n"
+                b"Authorization: Bearer " + server.token.encode() + b"\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n[{"
+            )
+            started = time.monotonic()
+            data = sock.recv(65536)  # b"" when the server closes the connection
+            took = time.monotonic() - started
+        assert took < 3
+        assert not data or data.startswith(b"HTTP/1.1 ")
+        _answered_within_a_second(server)
+    finally:
+        stop_server(server)
