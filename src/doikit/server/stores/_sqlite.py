@@ -243,10 +243,8 @@ class SQLiteStore:
                     )
                 # In key order (a stable sort: a name given twice keeps its last row), so
                 # both B-trees are written page by page rather than all over.
-                conn.executemany(
-                    "INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)",
-                    sorted(rows, key=lambda row: row.key),
-                )
+                in_order: list[Row] = sorted(rows, key=lambda row: row.key)
+                conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", in_order)
                 gone, new = index_changes(rows, old)
                 conn.executemany(
                     "DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?", gone
