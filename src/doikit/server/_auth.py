@@ -400,7 +400,7 @@ def changes_need(before: tuple[HandleValue, ...], after: tuple[HandleValue, ...]
         if old is not None and new is not None and _same(old, new):
             continue
         if old is None:
-            needed.add("add_admin" if _is_admin(new) else "add_value")  # type: ignore[arg-type]
+            needed.add("add_admin" if new is not None and _is_admin(new) else "add_value")
         elif new is None:
             needed.add("remove_admin" if _is_admin(old) else "remove_value")
         elif _is_admin(old) and _is_admin(new):
