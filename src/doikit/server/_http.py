@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from doikit._present import url_path
 from doikit._syntax import PercentError, percent_decode
-from doikit.handle import HTTP_STATUS, error_body
+from doikit.handle import HTTP_STATUS, RC_PROTOCOL_ERROR, error_body
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -78,6 +78,15 @@ class Refused(Exception):  # noqa: N818 - a refusal is an answer, not a failure
         self.status = status
         self.handle = handle
         self.headers = headers
+
+
+def only_params(params: list[tuple[str, str]], allowed: frozenset[str], what: str) -> None:
+    """Refuse (400 rc 4) a parameter *what* does not implement, naming it: no request may
+    do more than it names because a parameter was ignored."""
+    for key, _ in params:
+        if key not in allowed:
+            known = ", ".join(sorted(allowed))
+            raise Refused(RC_PROTOCOL_ERROR, f"{what} does not take {key!r} (only {known})")
 
 
 def raw_after(request: Request, head: bytes) -> bytes | None:

@@ -39,6 +39,7 @@ from doikit.server._http import (
     expires,
     flag,
     local_path,
+    only_params,
     page,
     present,
     query_params,
@@ -84,14 +85,6 @@ _BROWSER_TYPES: Final = (
 )
 #: The largest offset a listing reads; a page beyond it is empty (as any page past the end).
 _MAX_OFFSET: Final = 2**62
-
-
-def only_params(params: list[tuple[str, str]], allowed: frozenset[str], what: str) -> None:
-    """Refuse (400 rc 4) a parameter *what* does not implement, naming it."""
-    for key, _ in params:
-        if key not in allowed:
-            known = ", ".join(sorted(allowed))
-            raise Refused(RC_PROTOCOL_ERROR, f"{what} does not take {key!r} (only {known})")
 
 
 def _int_params(params: list[tuple[str, str]], name: str) -> list[int]:

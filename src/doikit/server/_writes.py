@@ -48,6 +48,7 @@ from doikit.server._http import (
     Refused,
     api_reply,
     decode_path,
+    only_params,
     query_params,
     raw_after,
     valid_http_url,
@@ -56,11 +57,13 @@ from doikit.server._http import (
 from doikit.server.stores import MAX_NAME_BYTES, Row
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from starlette.requests import Request
     from starlette.responses import Response
 
     from doikit.server._auth import Authority, Caller
-    from doikit.server.stores import Store
+    from doikit.server.stores import Store, StoredRecord
 
 log = logging.getLogger("doikit.server")
 
@@ -197,15 +200,6 @@ def _query_indexes(params: list[tuple[str, str]]) -> tuple[list[int], bool]:
     return out, False
 
 
-def _only(params: list[tuple[str, str]], allowed: frozenset[str], verb: str) -> None:
-    for key, _ in params:
-        if key not in allowed:
-            known = ", ".join(sorted(allowed))
-            raise Refused(
-                RC_PROTOCOL_ERROR, f"{verb} does not take the parameter {key!r} (only {known})"
-            )
-
-
 def parse_body(body: bytes, handle: str) -> tuple[HandleValue, ...]:
     """A PUT body in any form HANDLE.NET reads: a list of values, ``{"values": […]}``
     (whose ``handle``, if given, must be the path's), or one value object.
@@ -334,7 +328,7 @@ class Writes:
             raise
 
     async def _put(self, request: Request, handle: str, params: list[tuple[str, str]]) -> Response:
-        _only(params, _PUT_PARAMS, "PUT")
+        only_params(params, _PUT_PARAMS, "PUT /api/handles/NAME")
         indexes, various = _query_indexes(params)
         overwrite = java_boolean(params, "overwrite", default=True)
         mint = java_boolean(params, "mintNewSuffix", default=False)
@@ -366,9 +360,7 @@ class Writes:
         params: list[tuple[str, str]],
     ) -> Response:
         _valid(values)
-        for attempt in range(_TRIES):
-            await _back_off(attempt)
-            stored = await self.store.get(doi.key)
+        async for stored in self._versions(doi.key):
             if stored is None:
                 await self.authority.may_create(caller, doi.prefix)
                 before: tuple[HandleValue, ...] = ()
@@ -392,9 +384,7 @@ class Writes:
         params: list[tuple[str, str]],
     ) -> Response:
         _valid(values)  # the values given; the others are as they were
-        for attempt in range(_TRIES):
-            await _back_off(attempt)
-            stored = await self.store.get(doi.key)
+        async for stored in self._versions(doi.key):
             if stored is None:
                 raise Refused(RC_HANDLE_NOT_FOUND, None)
             before = _values_of_row(stored.values_json)
@@ -418,15 +408,13 @@ class Writes:
     async def _delete(
         self, request: Request, handle: str, params: list[tuple[str, str]]
     ) -> Response:
-        _only(params, _DELETE_PARAMS, "DELETE")
+        only_params(params, _DELETE_PARAMS, "DELETE /api/handles/NAME")
         indexes, various = _query_indexes(params)
         if various:
             raise Refused(RC_PROTOCOL_ERROR, "DELETE takes index=N, not index=various")
         caller = await self.authority.caller(request)
         doi = bare_name(handle)
-        for attempt in range(_TRIES):
-            await _back_off(attempt)
-            stored = await self.store.get(doi.key)
+        async for stored in self._versions(doi.key):
             if stored is None:
                 raise Refused(RC_HANDLE_NOT_FOUND, None)
             before = _values_of_row(stored.values_json)
@@ -453,6 +441,15 @@ class Writes:
                 return _reply(str(doi), 200, params)
         raise _busy()
 
+    async def _versions(self, key: str) -> AsyncIterator[StoredRecord | None]:
+        """The record under *key* as it is now, once per attempt of a compare-and-set: a
+        short random wait, doubling each time, before each retry, so writers contending
+        for one name take turns; after :data:`_TRIES` the caller gives up (:func:`_busy`)."""
+        for attempt in range(_TRIES):
+            if attempt:
+                await asyncio.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 - jitter
+            yield await self.store.get(key)
+
     @staticmethod
     def _row(doi: DOI, values: tuple[HandleValue, ...]) -> Row:
         return Row(doi.key, str(doi), doi.prefix, values_to_json(values))
@@ -461,7 +458,7 @@ class Writes:
         """``POST /api/deposit``: JSON Lines of records; every good line is committed in one
         transaction and every bad one reported with its number and reason."""
         params = [(k, v) for k, v in query_params(request) if k != "callback"]
-        _only(params, frozenset({"pretty"}), "POST /api/deposit")
+        only_params(params, frozenset({"pretty"}), "POST /api/deposit")
         caller = await self.authority.caller(request)
         if caller.identity is not None:
             raise Refused(
@@ -484,13 +481,6 @@ class Writes:
         out = {"responseCode": 1, "accepted": len(rows), "rejected": rejected}
         text = await asyncio.to_thread(json.dumps, out, ensure_ascii=False, separators=(",", ":"))
         return api_reply(text, 200, params)
-
-
-async def _back_off(attempt: int) -> None:
-    """Before a compare-and-set is tried again: a short random wait, doubling each time,
-    so writers contending for one name take turns instead of colliding again."""
-    if attempt:
-        await asyncio.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 - jitter
 
 
 def _busy() -> Refused:
