@@ -278,10 +278,10 @@ class Client(_Base):
                             )
                     url, headers = following.url, dict(following.headers)
         except _TooLargeError as exc:
-            raise _SendError(f"the answer is over {limits.max_body} bytes", final=True) from exc
+            raise _SendError(limits.too_large(), final=True) from exc
         except httpx.HTTPError as exc:
             raise _SendError(f"{type(exc).__name__}: {exc}") from exc
-        raise _SendError(f"more than {limits.max_redirects} redirects", final=True)
+        raise _SendError(limits.too_many_redirects(), final=True)
 
     def _send(self, label: str, request: Request) -> _Reply:
         attempts = self._attempts(label)
@@ -437,9 +437,9 @@ class _HttpxEngine:
                             break
                     target, sent = following.url, dict(following.headers)
                 else:
-                    raise _SendError(f"more than {limits.max_redirects} redirects", final=True)
+                    raise _SendError(limits.too_many_redirects(), final=True)
         except _TooLargeError as exc:
-            raise _SendError(f"the answer is over {limits.max_body} bytes", final=True) from exc
+            raise _SendError(limits.too_large(), final=True) from exc
         except TimeoutError as exc:
             raise _SendError(f"no complete answer within {limits.total} s") from exc
         except httpx.HTTPError as exc:
@@ -496,9 +496,9 @@ class _AiohttpEngine:
             ) as response:
                 body = await _abounded(response.content.iter_any(), limits.max_body)
         except aiohttp.TooManyRedirects as exc:
-            raise _SendError(f"more than {limits.max_redirects} redirects", final=True) from exc
+            raise _SendError(limits.too_many_redirects(), final=True) from exc
         except _TooLargeError as exc:
-            raise _SendError(f"the answer is over {limits.max_body} bytes", final=True) from exc
+            raise _SendError(limits.too_large(), final=True) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:
             reason = str(exc) or "no answer within the timeout"
             raise _SendError(f"{type(exc).__name__}: {reason}") from exc

@@ -62,9 +62,13 @@ class ReplyLimits:
     total: float = 10.0
     max_redirects: int = 10
 
-    def too_large(self, name: str) -> MalformedResponse:
-        """The error for an answer over :attr:`max_body`."""
-        return MalformedResponse(name, f"{name}: the answer is over {self.max_body} bytes")
+    def too_large(self) -> str:
+        """Why an answer over :attr:`max_body` is refused."""
+        return f"the answer is over {self.max_body} bytes"
+
+    def too_many_redirects(self) -> str:
+        """Why a request that went on redirecting is given up."""
+        return f"more than {self.max_redirects} redirects"
 
 
 def handle_path(doi: DOI) -> str:

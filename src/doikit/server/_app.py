@@ -91,8 +91,8 @@ class _Guard:
             # The common request: nothing to time, log or watch; no wrapper around send.
             try:
                 await self.inner(scope, receive, send)
-            except Exception:  # noqa: BLE001 - answered below, or already answered
-                await self._failed(scope, send)
+            except Exception as exc:  # noqa: BLE001 - answered below, or already answered
+                await self._failed(scope, send, exc)
             return
         started = False
         status = 500
@@ -113,24 +113,13 @@ class _Guard:
         except Exception as exc:
             if started:
                 return  # Starlette's handler answered and re-raised; it was logged there
-            status = 503 if isinstance(exc, TimeoutError) else 500
             if isinstance(exc, TimeoutError):
                 log.warning("%s %s took over %s s", scope["method"], scope["path"], self.timeout)
-                status, body = 503, b'{"responseCode":3,"message":"the request took too long"}'
+                status = 503
+                await _answer(send, status, _TOO_LONG)
             else:
                 log.exception("unexpected error on %s %s", scope["method"], scope["path"])
-                status, body = 500, b'{"responseCode":2,"message":"unexpected server error"}'
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [
-                        (b"content-type", b"application/json;charset=UTF-8"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+                await _answer(send, status, _UNEXPECTED)
             return
         finally:
             if self.access_log:
@@ -138,14 +127,14 @@ class _Guard:
         if status < 500:
             self.incidents.answered()
 
-    async def _failed(self, scope: Scope, send: Send) -> None:
+    async def _failed(self, scope: Scope, send: Send, exc: Exception) -> None:
         """After an exception on the common path: a 500, unless a response went out (then
         Starlette's handler answered and logged it, and the server refuses a second one)."""
         try:
-            await _answer_500(send)
+            await _answer(send, 500, _UNEXPECTED)
         except RuntimeError:
             return
-        log.error("unexpected error on %s %s", scope["method"], scope["path"])
+        log.error("unexpected error on %s %s", scope["method"], scope["path"], exc_info=exc)
 
 
 def _access(scope: Scope, status: int, seconds: float) -> None:
@@ -160,12 +149,16 @@ def _access(scope: Scope, status: int, seconds: float) -> None:
     )
 
 
-async def _answer_500(send: Send) -> None:
-    body = b'{"responseCode":2,"message":"unexpected server error"}'
+_UNEXPECTED: Final = b'{"responseCode":2,"message":"unexpected server error"}'
+_TOO_LONG: Final = b'{"responseCode":3,"message":"the request took too long"}'
+
+
+async def _answer(send: Send, status: int, body: bytes) -> None:
+    """A Handle JSON error answer sent straight through ASGI (no framework left to ask)."""
     await send(
         {
             "type": "http.response.start",
-            "status": 500,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json;charset=UTF-8"),
                 (b"content-length", str(len(body)).encode()),
