@@ -25,7 +25,21 @@ if TYPE_CHECKING:
 _BOMB = gzip.compress(b"\0" * (1 << 27), compresslevel=9) * 16
 
 
-class _Bomb(http.server.BaseHTTPRequestHandler):
+class _Quiet(http.server.BaseHTTPRequestHandler):
+    """A handler that logs nothing and answers with :meth:`reply`."""
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def reply(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class _Bomb(_Quiet):
     def do_GET(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -34,11 +48,8 @@ class _Bomb(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(_BOMB)
 
-    def log_message(self, *_: object) -> None:
-        pass
 
-
-class _Trickle(http.server.BaseHTTPRequestHandler):
+class _Trickle(_Quiet):
     """A byte every 0.3 s: of the head (``/head``) or of the body."""
 
     def do_GET(self) -> None:
@@ -63,11 +74,8 @@ class _Trickle(http.server.BaseHTTPRequestHandler):
         except OSError:
             pass
 
-    def log_message(self, *_: object) -> None:
-        pass
 
-
-class _Nested(http.server.BaseHTTPRequestHandler):
+class _Nested(_Quiet):
     def do_GET(self) -> None:
         body = (
             b'{"responseCode":1,"handle":"10.1000/1","values":'
@@ -75,17 +83,10 @@ class _Nested(http.server.BaseHTTPRequestHandler):
             + b"]" * 100_000
             + b"}"
         )
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: object) -> None:
-        pass
+        self.reply(200, body)
 
 
-class _Loop(http.server.BaseHTTPRequestHandler):
+class _Loop(_Quiet):
     requests: ClassVar[list[str]] = []
 
     def do_GET(self) -> None:
@@ -94,9 +95,6 @@ class _Loop(http.server.BaseHTTPRequestHandler):
         self.send_header("Location", self.path)
         self.send_header("Content-Length", "0")
         self.end_headers()
-
-    def log_message(self, *_: object) -> None:
-        pass
 
 
 def _peak_mb() -> float:
@@ -166,7 +164,7 @@ def test_a_redirect_loop_is_one_error_not_retries() -> None:
         assert 10 <= len(_Loop.requests) <= 11  # aiohttp counts the first request in
 
 
-class _OneSlow(http.server.BaseHTTPRequestHandler):
+class _OneSlow(_Quiet):
     release = threading.Event()
 
     def do_GET(self) -> None:
@@ -174,14 +172,7 @@ class _OneSlow(http.server.BaseHTTPRequestHandler):
             _OneSlow.release.wait(20)
         name = self.path.removeprefix("/api/handles/").partition("?")[0]
         body = json.dumps({"responseCode": 1, "handle": name, "values": []}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: object) -> None:
-        pass
+        self.reply(200, body)
 
 
 @pytest.fixture
@@ -226,7 +217,7 @@ def test_ordered_resolution_reads_a_bounded_window_ahead(one_slow: str) -> None:
     assert asyncio.run(both()) <= 4 * 8
 
 
-class _HeavyRedirect(http.server.BaseHTTPRequestHandler):
+class _HeavyRedirect(_Quiet):
     """A redirect whose body is 400 MB, then the metadata."""
 
     def do_GET(self) -> None:
@@ -243,14 +234,7 @@ class _HeavyRedirect(http.server.BaseHTTPRequestHandler):
                 pass
             return
         body = b'{"title":"t"}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/vnd.citationstyles.csl+json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: object) -> None:
-        pass
+        self.reply(200, body, "application/vnd.citationstyles.csl+json")
 
 
 def test_a_redirect_body_is_never_read() -> None:
@@ -267,7 +251,7 @@ def test_a_redirect_body_is_never_read() -> None:
     assert _peak_mb() - before < 200
 
 
-class _Proxy(http.server.BaseHTTPRequestHandler):
+class _Proxy(_Quiet):
     """A forward proxy that answers every request for any host with one record."""
 
     seen: ClassVar[list[str]] = []
@@ -275,14 +259,7 @@ class _Proxy(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         _Proxy.seen.append(self.path)
         body = b'{"responseCode":1,"handle":"10.1000/1","values":[]}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: object) -> None:
-        pass
+        self.reply(200, body)
 
 
 def test_the_sync_client_honours_the_environments_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
