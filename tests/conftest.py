@@ -138,6 +138,16 @@ def module_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     return new_database(str(request.getfixturevalue("pg_url")))
 
 
+@pytest.fixture(scope="module")
+def served(module_store: str) -> Iterator[Server]:
+    """`doikit serve --demo` on each store in turn, for a module's tests."""
+    running = start_server(module_store)
+    try:
+        yield running
+    finally:
+        stop_server(running)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Each store in turn: a fresh SQLite file, then the PostgreSQL cluster emptied."""

@@ -14,22 +14,10 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import pytest
 
-from conftest import Server, start_server, stop_server
-
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from conftest import Server as ServerType
-
-
-@pytest.fixture(scope="module")
-def served(module_store: str) -> Iterator[ServerType]:
-    """`doikit serve --demo` on each store in turn, for the module."""
-    running = start_server(module_store)
-    try:
-        yield running
-    finally:
-        stop_server(running)
+    from conftest import Server
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import start_server, stop_server
 from doikit.handle import HandleFormatError, value_from_json, value_to_json
 
 if TYPE_CHECKING:
@@ -28,15 +27,6 @@ if TYPE_CHECKING:
 SETTINGS = settings(
     max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
 )
-
-
-@pytest.fixture(scope="module")
-def served(module_store: str) -> Iterator[Server]:
-    running = start_server(module_store, demo=False)
-    try:
-        yield running
-    finally:
-        stop_server(running)
 
 
 @pytest.fixture(scope="module")
