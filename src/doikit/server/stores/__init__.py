@@ -137,23 +137,28 @@ def index_entries(values_json: str) -> set[tuple[str, str]]:
     return out
 
 
-def index_changes(
-    rows: list[Row], old: dict[str, str]
-) -> tuple[set[tuple[str, str, str]], set[tuple[str, str, str]]]:
-    """The value index entries ``(type, text, key)`` to delete and to add when *rows* are
-    written in order over records whose values were *old* (key -> values JSON; absent: no
-    record). A name given twice ends indexed as its last row says."""
-    gone: set[tuple[str, str, str]] = set()
-    new: set[tuple[str, str, str]] = set()
+Entries = set[tuple[str, str, str]]
+
+
+def entry_changes(key: str, old: str | None, new: str | None) -> tuple[Entries, Entries]:
+    """The value index entries ``(type, text, key)`` to delete and to add when the record
+    under *key* goes from values *old* to *new* (``None``: no record)."""
+    before = index_entries(old) if old is not None else set()
+    after = index_entries(new) if new is not None else set()
+    return {(k, t, key) for k, t in before - after}, {(k, t, key) for k, t in after - before}
+
+
+def index_changes(rows: list[Row], old: dict[str, str]) -> tuple[Entries, Entries]:
+    """:func:`entry_changes` for *rows* written in order over records whose values were
+    *old* (key -> values JSON; absent: no record). A name given twice ends indexed as its
+    last row says."""
+    gone: Entries = set()
+    new: Entries = set()
     current = dict(old)
     for row in rows:
-        was = current.get(row.key)
-        before = index_entries(was) if was is not None else set()
-        after = index_entries(row.values_json)
-        dropped = {(k, t, row.key) for k, t in before - after}
+        dropped, added = entry_changes(row.key, current.get(row.key), row.values_json)
         gone |= dropped
-        new -= dropped
-        new |= {(k, t, row.key) for k, t in after - before}
+        new = (new - dropped) | added
         current[row.key] = row.values_json
     return gone - new, new
 

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Final
 import asyncpg
 
 from doikit.server.stores import (
+    Entries,
     Found,
     Row,
     StoredRecord,
     StoreError,
     StoreUnavailable,
+    entry_changes,
     index_changes,
     index_entries,
 )
@@ -87,20 +89,21 @@ def _range(prefix: str) -> tuple[str, str]:
     return prefix + "/", prefix + "0"
 
 
+async def _apply(conn: Connection, gone: Entries, added: Entries) -> None:
+    """Delete and add value index entries."""
+    if gone:
+        await conn.executemany(
+            "DELETE FROM value_index WHERE type = $1 AND text = $2 AND key = $3", gone
+        )
+    if added:
+        await conn.executemany(
+            "INSERT INTO value_index VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", sorted(added)
+        )
+
+
 async def _index(conn: Connection, key: str, old: str | None, new: str | None) -> None:
     """Bring the value index from record values *old* to *new* (``None``: no record)."""
-    before = index_entries(old) if old is not None else set()
-    after = index_entries(new) if new is not None else set()
-    if before - after:
-        await conn.executemany(
-            "DELETE FROM value_index WHERE type = $1 AND text = $2 AND key = $3",
-            [(kind, text, key) for kind, text in before - after],
-        )
-    if after - before:
-        await conn.executemany(
-            "INSERT INTO value_index VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-            [(kind, text, key) for kind, text in after - before],
-        )
+    await _apply(conn, *entry_changes(key, old, new))
 
 
 async def _migrate(conn: Connection) -> None:
@@ -109,14 +112,12 @@ async def _migrate(conn: Connection) -> None:
     if version is not None and version >= 1:
         return
     async with conn.transaction():
-        entries = [
+        entries = {
             (kind, text, key)
             for key, vals in await conn.fetch("SELECT key, vals FROM handles")
             for kind, text in index_entries(vals)
-        ]
-        await conn.executemany(
-            "INSERT INTO value_index VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", entries
-        )
+        }
+        await _apply(conn, set(), entries)
         await conn.execute("INSERT INTO doikit_meta VALUES (1)")
 
 
@@ -220,15 +221,7 @@ class PostgresStore:
                     )
                 )
                 await conn.executemany(UPSERT, rows)
-                gone, new = index_changes(rows, old)
-                if gone:
-                    await conn.executemany(
-                        "DELETE FROM value_index WHERE type = $1 AND text = $2 AND key = $3", gone
-                    )
-                if new:
-                    await conn.executemany(
-                        "INSERT INTO value_index VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", new
-                    )
+                await _apply(conn, *index_changes(rows, old))
 
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """A page of names under *prefix*, in key order (a range of the primary key)."""

@@ -9,13 +9,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
 from doikit.server.stores import (
+    Entries,
     Found,
     Row,
     StoredRecord,
     StoreError,
     StoreUnavailable,
+    entry_changes,
     index_changes,
-    index_entries,
 )
 
 if TYPE_CHECKING:
@@ -75,20 +76,15 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _apply(conn: sqlite3.Connection, gone: Entries, added: Entries) -> None:
+    """Delete and add value index entries (added in order: page by page, not all over)."""
+    conn.executemany("DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?", gone)
+    conn.executemany("INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)", sorted(added))
+
+
 def _index(conn: sqlite3.Connection, key: str, old: str | None, new: str | None) -> None:
     """Bring the value index from record values *old* to *new* (``None``: no record)."""
-    before = index_entries(old) if old is not None else set()
-    after = index_entries(new) if new is not None else set()
-    if before - after:
-        conn.executemany(
-            "DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?",
-            [(kind, text, key) for kind, text in before - after],
-        )
-    if after - before:
-        conn.executemany(
-            "INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)",
-            [(kind, text, key) for kind, text in after - before],
-        )
+    _apply(conn, *entry_changes(key, old, new))
 
 
 _GET = "SELECT name, vals FROM handles WHERE key = ?"
@@ -245,11 +241,7 @@ class SQLiteStore:
                 # both B-trees are written page by page rather than all over.
                 in_order: list[Row] = sorted(rows, key=lambda row: row.key)
                 conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", in_order)
-                gone, new = index_changes(rows, old)
-                conn.executemany(
-                    "DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?", gone
-                )
-                conn.executemany("INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)", sorted(new))
+                _apply(conn, *index_changes(rows, old))
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
