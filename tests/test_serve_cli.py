@@ -85,3 +85,18 @@ def test_ready_line_and_access_log(tmp_path: Path) -> None:
         process.stdout.close()  # type: ignore[union-attr]
         process.stderr.close()
     assert "Traceback" not in errors
+
+
+@pytest.mark.parametrize("identity", ["0:10.5555/ADMIN", "2147483648:10.5555/ADMIN", "ADMIN"])
+def test_admin_create_refuses_a_bad_identity(tmp_path: Path, identity: str) -> None:
+    store = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    done = subprocess.run(
+        [DOIKIT, "admin", "create", "--store", store, "--prefix", "10.5555", identity],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "INDEX:HANDLE" in done.stderr
+    assert "Traceback" not in done.stderr

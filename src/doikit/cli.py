@@ -594,9 +594,10 @@ def admin_create(identity: str, store: str | None, prefix: str) -> None:
             f"{prefix!r} is not a DOI prefix like 10.5555", param_hint="--prefix"
         )
     match = _IDENTITY.fullmatch(identity)
-    if match is None or int(match.group(1)) == 0:
+    if match is None or not 0 < int(match.group(1)) < 2**31:
         raise click.BadParameter(
-            f"{identity!r} is not INDEX:HANDLE with an index from 1, as 300:10.5555/ADMIN",
+            f"{identity!r} is not INDEX:HANDLE with an index from 1 to 2147483647,"
+            " as 300:10.5555/ADMIN",
             param_hint="INDEX:HANDLE",
         )
     try:
