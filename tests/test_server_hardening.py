@@ -390,3 +390,42 @@ def test_an_early_refusal_of_a_large_body_is_one_response(served: Server) -> Non
             data += chunk
     assert data.count(b"HTTP/1.1 ") == 1, data[:500]
     assert data.startswith(b"HTTP/1.1 401")
+
+
+def test_a_record_an_older_build_stored_out_of_range_is_named_and_can_be_replaced(
+    http: httpx.Client, served: Server
+) -> None:
+    """Before this build checked integer ranges, a value index of 2**40 was stored as given;
+    every read that decodes the record was a bare 500 (plain reads serve it as stored). Now
+    the answer names the record, and the prefix's administrator can replace it whole or
+    delete it."""
+    import asyncio  # noqa: PLC0415
+
+    from doikit.server import Row, open_store  # noqa: PLC0415
+
+    name = "10.5555/old-" + uuid.uuid4().hex[:8]
+    damaged = '[{"index":1099511627776,"type":"URL","data":{"format":"string","value":"https://a.example/"},"ttl":86400}]'
+
+    async def store_old_record() -> None:
+        store = open_store(served.store)
+        await store.open()
+        try:
+            await store.put_many([Row(name.lower(), name, "10.5555", damaged)])
+        finally:
+            await store.close()
+
+    asyncio.run(store_old_record())
+    reply = http.get("/api/handles/" + name + "?type=URL")
+    assert reply.status_code == 500
+    assert name in reply.json()["message"]
+    assert "index" in reply.json()["message"]
+    assert http.get("/" + name + "?noredirect").status_code == 500
+    assert "Traceback" not in served.errors()
+    assert (
+        http.delete("/api/handles/" + name + "?index=1", headers=_auth(served)).status_code == 500
+    )
+    fixed = {"values": [{"index": 1, "type": "URL", "data": "https://b.example/"}]}
+    assert _put(http, served, name, fixed).status_code == 200
+    assert http.get("/" + name).headers["location"] == "https://b.example/"
+    assert http.delete("/api/handles/" + name, headers=_auth(served)).status_code == 200
+    assert http.get("/api/handles/" + name).status_code == 404

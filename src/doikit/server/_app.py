@@ -28,7 +28,7 @@ from doikit.server._fast import FastPaths
 from doikit.server._http import Refused, api_error, page, query_params
 from doikit.server._reads import Reads
 from doikit.server._writes import Writes
-from doikit.server.stores import Store, StoreUnavailable, open_store
+from doikit.server.stores import DamagedRecordError, Store, StoreUnavailable, open_store
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -244,6 +244,13 @@ def create_app(
         detail = "The directory cannot answer now. Try again in a few seconds."
         return page(_pages.error("Service unavailable", detail), 503, headers)
 
+    async def damaged(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, DamagedRecordError)  # noqa: S101 - registered for DamagedRecordError only
+        log.error("%s", exc)
+        if request.url.path.startswith("/api/"):
+            return api_error(RC_ERROR, exc.name, str(exc))
+        return page(_pages.error("Server error", f"The record {exc.name} cannot be read."), 500)
+
     async def server_error(request: Request, exc: Exception) -> Response:
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
         if request.url.path.startswith("/api/"):
@@ -274,6 +281,7 @@ def create_app(
         exception_handlers={
             Refused: refused,
             StoreUnavailable: unavailable,
+            DamagedRecordError: damaged,
             Exception: server_error,
         },
     )

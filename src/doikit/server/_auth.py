@@ -24,7 +24,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections import OrderedDict
@@ -39,7 +38,6 @@ from doikit.handle import (
     HandleValue,
     Reference,
     type_matches,
-    values_from_json,
 )
 from doikit.server._http import Refused
 
@@ -234,7 +232,7 @@ class Authority:
             return []
         return [
             v.data
-            for v in values_from_json(json.loads(stored.values_json))
+            for v in stored.values()
             if type_matches(v.type, "HS_SECKEY")
             and isinstance(v.data, bytes)
             and index in (0, v.index)
@@ -315,7 +313,7 @@ class Authority:
         stored = await self.store.get(fold("0.NA/" + prefix))
         if stored is None:
             return False
-        return await self._granted(caller, values_from_json(json.loads(stored.values_json)), needed)
+        return await self._granted(caller, stored.values(), needed)
 
     async def _granted(
         self, caller: Caller, values: Iterable[HandleValue], needed: set[str]
@@ -353,7 +351,7 @@ class Authority:
             stored = await self.store.get(fold(group.handle))
             if stored is None:
                 continue
-            for value in values_from_json(json.loads(stored.values_json)):
+            for value in stored.values():
                 if value.index != group.index or not type_matches(value.type, "HS_VLIST"):
                     continue
                 members = value.data if isinstance(value.data, tuple) else ()

@@ -26,7 +26,6 @@ from doikit.handle import (
     record_body,
     success_body,
     type_matches,
-    values_from_json,
 )
 from doikit.handle.resolution import MAX_ALIAS_HOPS, choose_redirect
 from doikit.server import _pages
@@ -49,7 +48,7 @@ from doikit.server._http import (
     values_of,
 )
 from doikit.server._openapi import openapi
-from doikit.server.stores import INDEXED_CHARS
+from doikit.server.stores import INDEXED_CHARS, stored_values
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -110,7 +109,7 @@ class Reads:
         stored = await self.store.get(fold(name))
         if stored is None:
             return None
-        values = values_from_json(json.loads(stored.values_json))
+        values = stored.values()
         return HandleRecord(stored.name, tuple(v for v in values if v.public_read))
 
     # --- the REST API ------------------------------------------------------------------------
@@ -144,7 +143,7 @@ class Reads:
         if public_only and not types and not indexes and '"permissions":' not in stored.values_json:
             # Every value is publicly readable and none is filtered out: answer as stored.
             return api_reply(success_body(handle, stored.values_json), 200, params)
-        values = values_from_json(json.loads(stored.values_json))
+        values = stored.values()
         if public_only:
             values = tuple(v for v in values if v.public_read)
         else:
@@ -459,7 +458,7 @@ async def search(store: Store, wanted: list[tuple[str, str]], skip: int, limit: 
         for found in batch:
             if found.key in seen:
                 continue
-            values = [v for v in values_from_json(json.loads(found.values_json)) if v.public_read]
+            values = [v for v in stored_values(found.name, found.values_json) if v.public_read]
             if all(
                 any(
                     type_matches(v.type, t) and v.text is not None and glob_match(p, v.text)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
@@ -11,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 import uvicorn
 
 from doikit._syntax import fold
-from doikit.handle import values_from_json, values_to_json
+from doikit.handle import values_to_json
 from doikit.server._app import create_app
 from doikit.server._auth import (
     hash_secret,
@@ -136,7 +135,7 @@ async def _change(
     compare-and-set, as the server's writes are made."""
     while True:
         stored = await store.get(fold(name))
-        before = () if stored is None else values_from_json(json.loads(stored.values_json))
+        before = () if stored is None else stored.values()
         shown = name if stored is None else stored.name
         row = Row(fold(name), shown, name.partition("/")[0], values_to_json(change(before)))
         if await store.swap(fold(name), None if stored is None else stored.values_json, row):

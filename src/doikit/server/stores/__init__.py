@@ -18,12 +18,33 @@ import re
 from pathlib import Path
 from typing import Final, NamedTuple, Protocol
 
+from doikit.handle import HandleFormatError, HandleValue, values_from_json
+
 
 class StoredRecord(NamedTuple):
     """A record as stored: the name as registered and the values as JSON text."""
 
     name: str
     values_json: str
+
+    def values(self) -> tuple[HandleValue, ...]:
+        """The record's values.
+
+        :raises DamagedRecordError: when this build cannot read them.
+        """
+        return stored_values(self.name, self.values_json)
+
+
+def stored_values(name: str, values_json: str) -> tuple[HandleValue, ...]:
+    """The values of the record *name* as stored (every read of a stored record comes here).
+
+    :raises DamagedRecordError: when this build cannot read them: an older build stored values
+        that today's checks refuse (an integer out of range, say).
+    """
+    try:
+        return values_from_json(json.loads(values_json))
+    except (HandleFormatError, ValueError, RecursionError) as exc:
+        raise DamagedRecordError(name, str(exc)) from None
 
 
 class Row(NamedTuple):
@@ -37,6 +58,15 @@ class Row(NamedTuple):
 
 class StoreError(Exception):
     """A store could not be opened or used (bad URL, unreachable server)."""
+
+
+class DamagedRecordError(StoreError):
+    """A stored record this build cannot read; the server answers 500 naming it, and a
+    ``PUT`` of the whole record (as its prefix's administrator) replaces it."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"the stored record {name} cannot be read: {problem}")
+        self.name = name
 
 
 class StoreUnavailable(StoreError):  # noqa: N818 - a state, as asyncio's TimeoutError
