@@ -23,6 +23,7 @@ import html
 import itertools
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
+from urllib.parse import unquote
 
 from doikit._doi import DOI, valid_doi
 from doikit._errors import InvalidDOI
@@ -66,7 +67,15 @@ class Found(NamedTuple):
 #   URLs), ':' (only after urn:doi:) or an HTML reference to '/', for the general walk (_walk).
 _SEPARATOR: Final = r"(?:/|\\/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
 _ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
-_DECIDE_IN_TEXT: Final = '"()[]{}<>,;&\\'
+# Legal in a DOI name, but no real DOI holds them and real text writes them right after
+# DOIs (the README's rules table): MediaWiki's field separator '|', Markdown's code-span
+# backtick, CJK and full-width punctuation ('。', '，', '）', '：', the ideographic space). Each
+# ends a DOI, as whitespace does (a regular expression class's contents).
+_ENDERS: Final = "|`\\u3000-\\u303f\\uff00-\\uffef"
+_ENDER_CHARS: Final = "|`" + "".join(map(chr, [*range(0x3000, 0x3040), *range(0xFF00, 0xFFF0)]))
+# '$' is in 8 of 23,000 real DOIs, but a catalogue's '$$' subfield separator follows a DOI:
+# the walk decides it ('$$' ends a DOI, a single '$' does not).
+_DECIDE_IN_TEXT: Final = '"()[]{}<>,;&\\|`$'
 _DECIDE_IN_URL: Final = _DECIDE_IN_TEXT + "?#'"
 
 
@@ -126,7 +135,7 @@ _NOT_GRAPHIC: Final = (
     "\\U000110bd\\U000110cd\\U00013430-\\U00013438\\U0001bca0-\\U0001bca3\\U0001d173-\\U0001d17a"
     "\\U000e0001\\U000e0020-\\U000e007f\\U000f0000-\\U0010ffff"
 )
-_ANY_PLAIN: Final = rf"[^\s\"()\[\]{{}}<>,;&{_NOT_GRAPHIC}]"
+_ANY_PLAIN: Final = rf"[^\s\"()\[\]{{}}<>,;&${_ENDERS}{_NOT_GRAPHIC}]"
 # A registrant code with 4 digits in a row in one of its first three segments: neither a
 # ratio nor an IPv4 route (_looks_like_a_number), with or without a DOI marker.
 _REGISTRANT: Final = (
@@ -139,8 +148,8 @@ _REGISTRANT: Final = (
 _TRAIL: Final = r"[.,;:!?']*+"
 _TRAIL_CHARS: Final = ".,;:!?'"
 # What surely ends a DOI, as "not followed by anything else" (one class, no alternation).
-_ENDS_AHEAD: Final = r"(?![^\s\")\]}>])"
-_ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'])"
+_ENDS_AHEAD: Final = rf"(?![^\s\")\]}}>{_ENDERS}])"
+_ENDS_AHEAD_IN_URL: Final = rf"(?![^\s\")\]}}>?#'{_ENDERS}])"
 # Not a final '/', '-' or '.' before a line end, where a broken DOI may go on (one
 # look-behind, no alternation).
 _NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*+\r?(?:\n|\Z)))"
@@ -179,22 +188,42 @@ _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq
 # A DOI is inside a URL when the token it sits in (the text since the last space, quote,
 # bracket or angle bracket) starts with a scheme or a resolver host, or when it is the
 # value of a doi query parameter (?doi=10.…).
+# A link written without its scheme counts: 'www.' or a host name with a top-level domain
+# and a '/' (onlinelibrary.wiley.com/doi/10.…).
 _URL_TOKEN: Final = re.compile(
-    r"[a-z][a-z0-9+.-]*://|(?:dx\.|www\.)?doi\.org/|hdl\.handle\.net/", re.IGNORECASE | re.ASCII
+    r"[a-z][a-z0-9+.-]*://|www\.|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::[0-9]{1,5})?/",
+    re.IGNORECASE | re.ASCII,
 )
-_DOI_PARAMETER: Final = re.compile(r"[?&;][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
+# A doi query parameter, or a MediaWiki template's doi field ('|doi=10.…').
+_DOI_PARAMETER: Final = re.compile(r"[?&;|][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
 _BOUNDARIES: Final = " \t\n\r\"'<>([{"
 _ESCAPES: Final = frozenset({"3A", "3a", "2F", "2f"})
+_ESCAPED_SLASHES: Final = frozenset({"%2F", "%2f"})
+# A page range that some publishers glue to the DOI after it ('5: 45-10.1016/…'): a number
+# and '-' with nothing glued before them.
+_PAGE_RANGE_BEFORE: Final = re.compile(r"(?<![0-9A-Za-z._\-/])[0-9]{1,6}-\Z")
 _LOOKBACK: Final = 1024
 _OPENERS: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS: Final = frozenset(_OPENERS.values())
-_TRAILING: Final = frozenset(".,;:!?…\"'”’»›")
+_TRAILING: Final = frozenset(".,;:!?…\"'”’»›\xad")
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
 # In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
 # badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
 _VIEWS: Final = "abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures"
-_URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$", re.IGNORECASE | re.ASCII)
+_URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$", re.IGNORECASE | re.ASCII)
+# Preprint servers register a name without the version their links carry: bioRxiv and
+# medRxiv (10.1101/2020.03.22.002386v2.full.pdf) and arXiv (10.48550/arXiv.2101.00001v2).
+_PREPRINTS: Final = ("10.1101/", "10.48550/")
+_PREPRINT: Final = re.compile(
+    r"(10\.1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6}|10\.48550/arxiv\.[0-9]{4}\.[0-9]{4,5})"
+    r"(?:v[0-9]+)?(?:\.[a-z][a-z.-]*)?",
+    re.IGNORECASE | re.ASCII,
+)
+# In a URL, an escape that decodes to what ends a DOI (whitespace, '"', '|', '`'), and one
+# at the end that decodes to trailing punctuation or a closer.
+_ESCAPED_STOP: Final = re.compile(r"%(?:2[02]|7[Cc]|60|0[9AaDd]|[Cc]2%[Aa]0)")
+_ESCAPE_AT_END: Final = re.compile(r"%([0-7][0-9A-Fa-f])\Z")
 _DANGLING_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]?\Z")
 _BADGE: Final = "/badge/"
 _BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
@@ -313,8 +342,10 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
         for match in candidates(text, position):
             kind = match.lastindex
             if kind is None:  # in text
-                if not stream or match.end() < near_end:
-                    written = match[0].rstrip(_TRAIL_CHARS)
+                written = match[0].rstrip(_TRAIL_CHARS)
+                if (not stream or match.end() < near_end) and not (
+                    written.startswith(_PREPRINTS) and _versioned(written)
+                ):
                     doi = valid_doi(written)
                     start = match.start()
                     end = position = start + len(written)
@@ -324,10 +355,12 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
                     yield _new_found(Found, (doi, start, end, written))
                     continue
             elif kind == _IN_URL:
-                if not stream or match.end() < near_end:
-                    written = match[0].rstrip(_TRAIL_CHARS)
+                written = match[0].rstrip(_TRAIL_CHARS)
+                if (not stream or match.end() < near_end) and not (
+                    written.startswith(_PREPRINTS) and _versioned(written)
+                ):
                     name: str | None = written
-                    if "%" in written or written.count("/") > 1:
+                    if "%" in written or written.count("/") > 1 or written[-1] in "fF":
                         name = _url_name(written)
                     if name is not None:
                         doi = valid_doi(name)
@@ -359,10 +392,16 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
 
 def _url_name(written: str) -> str | None:
     """The name in a URL candidate the pattern has decided (group 1), its escapes decoded;
-    None when an escape or a view suffix after the name needs the walk."""
+    None when an escape, a file or a view after the name needs the walk."""
     if written.count("/") > 1 and _URL_VIEW(written):
         return None
-    return quick_unescape(written) if "%" in written else written
+    if written[-4:].lower() == ".pdf":
+        return None
+    if "%" not in written:
+        return written
+    if _ESCAPED_STOP.search(written) or _ESCAPE_AT_END.search(written):
+        return None
+    return quick_unescape(written)
 
 
 # What, right before a candidate of the common shape (which the pattern has found not glued
@@ -381,7 +420,7 @@ _URL_VIEW: Final = re.compile(_URL_VIEW_AFTER, re.ASCII).search
 _QUICK_URL_ODD: Final = re.compile(rf"[?#']|{_URL_VIEW_AFTER}", re.ASCII).search
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
 # the candidate is unbalanced).
-_QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>")
+_QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>" + _ENDER_CHARS)
 _QUICK_TRIM: Final = "".join(sorted(_TRAILING))
 _LINE_END_AHEAD: Final = re.compile(r"[ \t]*+\r?(?:\n|\Z)").match
 _new_found = tuple.__new__
@@ -423,6 +462,8 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     written = raw.rstrip(_QUICK_TRIM)
     if len(written) <= suffix - start:
         return None  # nothing of the suffix is left
+    if written.startswith(_PREPRINTS) and _versioned(written):
+        return None
     name = _url_name(written) if in_url else written
     if name is None or not name.isprintable():
         return None
@@ -452,9 +493,19 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     # After an escaped ':' or '/' ('?id=doi%3A10.…', '…%2F10.…') the start is not glued
     # to the hex digit: the name sits in a URL, escaped.
     escaped = start >= 3 and text[start - 3] == "%" and text[start - 2 : start] in _ESCAPES
-    if start > 0 and text[start - 1] in _GLUED and not escaped:
+    if (
+        start > 0
+        and text[start - 1] in _GLUED
+        and not escaped
+        and not _PAGE_RANGE_BEFORE.search(text, max(0, start - 8), start)
+    ):
         return None, position
-    in_url = _in_url(text, start, escaped=escaped)
+    # A name whose '/' is written '%2F' behind a DOI marker ('doi = 10.1000%2Fxyz', a
+    # template field) is escaped; without one, '%2F' is no separator (a bare '%' is literal).
+    in_url = _in_url(text, start, escaped=escaped) or (
+        prefix[-3:] in _ESCAPED_SLASHES
+        and _MARKER.search(text, max(0, start - 12), start) is not None
+    )
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
     end = _grow(text, position, in_url=in_url)
@@ -514,11 +565,12 @@ def find(source: str | _Readable | Iterable[str]) -> Found | None:
 # and '&': _DECIDING), and those that end the run a DOI can be (whitespace, '"', what is
 # never Graphic, and in a URL '?', '#', "'" and a '%' that starts no escape (one at the
 # very end may be a stream's escape cut in two); the end of the text ends it too).
-_STOPS_IN_TEXT: Final = re.compile(rf'[()\[\]{{}}<>,;&\s"{_NOT_GRAPHIC}]').search
+_STOPS_IN_TEXT: Final = re.compile(rf'[()\[\]{{}}<>,;&$\s"{_ENDERS}{_NOT_GRAPHIC}]').search
 _STOPS_IN_URL: Final = re.compile(
-    rf"[()\[\]{{}}<>,;&\s\"?#'{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
+    rf"[()\[\]{{}}<>,;&$\s\"?#'{_ENDERS}{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
 ).search
 _DECIDING: Final = frozenset("()[]{}<>,;&")
+_SOFT_HYPHEN: Final = "\xad"
 _WINDOW: Final = 256
 # An HTML character reference: decoded, it decides as the character it stands for.
 _ENTITY: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});")
@@ -562,8 +614,13 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
             position = window
             continue
         char = stop.group() if stop is not None else ""
-        run_ends = char not in _DECIDING
         after = at + 1
+        if char in _GOES_ON:
+            position = _goes_on(text, at)
+            if position < 0:
+                return at
+            continue
+        run_ends = char not in _DECIDING
         if char == "&":
             entity = _ENTITY.match(text, at)
             char = _entity_char(entity)
@@ -605,6 +662,27 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
         position = after
 
 
+_GOES_ON: Final = frozenset("$" + _SOFT_HYPHEN)
+
+
+def _goes_on(text: str, at: int) -> int:
+    """Where the DOI goes on after the '$' or soft hyphen at *at*, or -1 when it ends there.
+
+    '$$' is a catalogue's subfield separator; a single '$' is part of the DOI. A soft hyphen
+    hyphenates a word of the suffix (at a line break or not): the DOI goes on after it and
+    the break, and _make drops both (a DOI's own hyphen is a '-')."""
+    after = at + 1
+    if text[at] == "$":
+        return -1 if text.startswith("$$", at) else after
+    line_break = _LINE_BREAK.match(text, after)
+    if line_break is None and _BREAK_BEGUN.fullmatch(text, after):
+        return len(text)  # only blanks to the end: a stream's line break may follow
+    following = after if line_break is None else line_break.end()
+    if following < len(text) and _NOT_A_CONTINUATION.match(text, following):
+        return -1
+    return following
+
+
 def _entity_char(entity: re.Match[str] | None) -> str:
     """The character the HTML character reference *entity* (a match of _ENTITY) stands
     for; '&' when there is none (a bare '&', or a name HTML does not define)."""
@@ -612,6 +690,36 @@ def _entity_char(entity: re.Match[str] | None) -> str:
         return "&"
     char = html.unescape(entity.group())
     return char if len(char) == 1 else "&"
+
+
+def _versioned(written: str) -> bool:
+    """Whether a preprint server's name carries a version or file after it (the walk cuts
+    it)."""
+    preprint = _PREPRINT.fullmatch(written)
+    return preprint is not None and preprint.end(1) < len(written)
+
+
+def _escaped_end(raw: str) -> int:
+    """How much of the URL candidate *raw* is the DOI, read as its escapes decode: it ends
+    before an escape of what ends a DOI, and without escaped trailing punctuation or an
+    escaped closer that nothing in it opens."""
+    stop = _ESCAPED_STOP.search(raw)
+    end = len(raw) if stop is None else stop.start()
+    while end:
+        escape = _ESCAPE_AT_END.search(raw, 0, end)
+        char = chr(int(escape.group(1), 16)) if escape is not None else raw[end - 1]
+        cut = 3 if escape is not None else 1
+        if char in _TRAILING:
+            end -= cut
+        elif char in _CLOSERS and escape is not None:
+            decoded = unquote(raw[: end - cut])
+            opener = next(o for o, c in _OPENERS.items() if c == char)
+            if decoded.count(opener) > decoded.count(char):
+                break
+            end -= cut
+        else:
+            break
+    return end
 
 
 def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found | None:
@@ -636,6 +744,10 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
             break
         end -= 1
     raw = text[start:end]
+    if in_url and "%" in raw:
+        kept = _escaped_end(raw)
+        end -= len(raw) - kept
+        raw = raw[:kept]
     if in_url:
         tail = _URL_TAILS.search(raw)
         if tail is None and text.rfind(_BADGE, max(0, start - _LOOKBACK), start) >= 0:
@@ -643,7 +755,14 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         if tail is not None:
             end -= len(raw) - tail.start()
             raw = raw[: tail.start()]
+    if raw.startswith(_PREPRINTS):
+        version = _PREPRINT.fullmatch(raw)
+        if version is not None:
+            end -= len(raw) - version.end(1)
+            raw = raw[: version.end(1)]
     name = _LINE_BREAK.sub("", raw) if "\n" in raw else raw
+    if _SOFT_HYPHEN in name:
+        name = name.replace(_SOFT_HYPHEN, "")
     if "\\" in name:  # JSON's escaped '/' and TeX's escaped '_' (BibTeX files)
         name = name.replace("\\/", "/").replace("\\_", "_")
     if "&" in name and ";" in name:
