@@ -148,22 +148,30 @@ _REGISTRANT: Final = (
 _TRAIL: Final = r"[.,;:!?']*+"
 _TRAIL_CHARS: Final = ".,;:!?'"
 # What surely ends a DOI, as "not followed by anything else" (one class, no alternation).
-_ENDS_AHEAD: Final = rf"(?![^\s\")\]}}>{_ENDERS}])"
-_ENDS_AHEAD_IN_URL: Final = rf"(?![^\s\")\]}}>?#'{_ENDERS}])"
+# (Of the enders only the ASCII ones: a candidate that full-width punctuation follows is
+# left to _quick, which keeps the class a bitmap that the engine tests at once.)
+_ENDS_AHEAD: Final = r"(?![^\s\")\]}>|`])"
+_ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'|`])"
 # Not a final '/', '-' or '.' before a line end, where a broken DOI may go on (one
 # look-behind, no alternation).
 _NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*+\r?(?:\n|\Z)))"
+# A preprint server's name with a version or file after it (_PREPRINT) is left to _quick
+# and the walk, which cut it.
+_NO_PREPRINT: Final = (
+    r"(?!1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6}(?:[vV][0-9]|\.[a-zA-Z])"
+    r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5}(?:[vV][0-9]|\.[a-zA-Z]))"
+)
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # in text (no group: the commonest match, told apart by match.lastindex being None)
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[^:][Dd][Oo][Ii]:10\.))"
-    rf"{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST)}{_TRAIL}"
+    rf"{_NO_PREPRINT}{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST)}{_TRAIL}"
     rf"{_ENDS_AHEAD}{_NO_LINE_BREAK}"
     # 1: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST)}{_TRAIL}"
+    rf"{_NO_PREPRINT}{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST)}{_TRAIL}"
     rf"{_ENDS_AHEAD_IN_URL}{_NO_LINE_BREAK}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
@@ -223,7 +231,12 @@ _PREPRINT: Final = re.compile(
 # In a URL, an escape that decodes to what ends a DOI (whitespace, '"', '|', '`'), and one
 # at the end that decodes to trailing punctuation or a closer.
 _ESCAPED_STOP: Final = re.compile(r"%(?:2[02]|7[Cc]|60|0[9AaDd]|[Cc]2%[Aa]0)")
-_ESCAPE_AT_END: Final = re.compile(r"%([0-7][0-9A-Fa-f])\Z")
+_ESCAPE_AT_END: Final = re.compile(r"%(2[12279CcEe]|3[ABEFabef]|5[Dd]|7[Dd])\Z")
+# What makes a URL candidate that the pattern has decided need the walk after all: those
+# escapes, or a '.pdf' at the end.
+_URL_ODD_END: Final = re.compile(
+    rf"{_ESCAPED_STOP.pattern}|{_ESCAPE_AT_END.pattern}|\.[pP][dD][fF]\Z", re.ASCII
+).search
 _DANGLING_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]?\Z")
 _BADGE: Final = "/badge/"
 _BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
@@ -342,10 +355,8 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
         for match in candidates(text, position):
             kind = match.lastindex
             if kind is None:  # in text
-                written = match[0].rstrip(_TRAIL_CHARS)
-                if (not stream or match.end() < near_end) and not (
-                    written.startswith(_PREPRINTS) and _versioned(written)
-                ):
+                if not stream or match.end() < near_end:
+                    written = match[0].rstrip(_TRAIL_CHARS)
                     doi = valid_doi(written)
                     start = match.start()
                     end = position = start + len(written)
@@ -355,10 +366,8 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
                     yield _new_found(Found, (doi, start, end, written))
                     continue
             elif kind == _IN_URL:
-                written = match[0].rstrip(_TRAIL_CHARS)
-                if (not stream or match.end() < near_end) and not (
-                    written.startswith(_PREPRINTS) and _versioned(written)
-                ):
+                if not stream or match.end() < near_end:
+                    written = match[0].rstrip(_TRAIL_CHARS)
                     name: str | None = written
                     if "%" in written or written.count("/") > 1 or written[-1] in "fF":
                         name = _url_name(written)
@@ -395,13 +404,9 @@ def _url_name(written: str) -> str | None:
     None when an escape, a file or a view after the name needs the walk."""
     if written.count("/") > 1 and _URL_VIEW(written):
         return None
-    if written[-4:].lower() == ".pdf":
+    if ("%" in written or written[-1] in "fF") and _URL_ODD_END(written):
         return None
-    if "%" not in written:
-        return written
-    if _ESCAPED_STOP.search(written) or _ESCAPE_AT_END.search(written):
-        return None
-    return quick_unescape(written)
+    return quick_unescape(written) if "%" in written else written
 
 
 # What, right before a candidate of the common shape (which the pattern has found not glued
