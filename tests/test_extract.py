@@ -239,6 +239,10 @@ EDGES = st.sampled_from(
         "www.",
         "example.com/",
         "|doi=",
+        "\\@",
+        "\\n",
+        "\\u00e9",
+        "/agency",
     ]
 )
 

@@ -218,7 +218,11 @@ _TRAILING: Final = frozenset(".,;:!?…\"'”’»›\xad")
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
 # In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
 # badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
-_VIEWS: Final = "abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures"
+# Crossref's REST API routes after a DOI count as views too (api.crossref.org/works/10.…/agency).
+_VIEWS: Final = (
+    "abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures"
+    "|agency|transform"
+)
 _URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$", re.IGNORECASE | re.ASCII)
 # Preprint servers register a name without the version their links carry: bioRxiv and
 # medRxiv (10.1101/2020.03.22.002386v2.full.pdf) and arXiv (10.48550/arXiv.2101.00001v2).
@@ -514,6 +518,8 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
     end = _grow(text, position, in_url=in_url)
+    if text.startswith("\\@", end):
+        return None, position  # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
     if resume is not None and end == len(text):
         resume.append(start)
         return None, -1
@@ -570,9 +576,9 @@ def find(source: str | _Readable | Iterable[str]) -> Found | None:
 # and '&': _DECIDING), and those that end the run a DOI can be (whitespace, '"', what is
 # never Graphic, and in a URL '?', '#', "'" and a '%' that starts no escape (one at the
 # very end may be a stream's escape cut in two); the end of the text ends it too).
-_STOPS_IN_TEXT: Final = re.compile(rf'[()\[\]{{}}<>,;&$\s"{_ENDERS}{_NOT_GRAPHIC}]').search
+_STOPS_IN_TEXT: Final = re.compile(rf'[()\[\]{{}}<>,;&$\\\s"{_ENDERS}{_NOT_GRAPHIC}]').search
 _STOPS_IN_URL: Final = re.compile(
-    rf"[()\[\]{{}}<>,;&$\s\"?#'{_ENDERS}{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
+    rf"[()\[\]{{}}<>,;&$\\\s\"?#'{_ENDERS}{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
 ).search
 _DECIDING: Final = frozenset("()[]{}<>,;&")
 _SOFT_HYPHEN: Final = "\xad"
@@ -667,7 +673,10 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
         position = after
 
 
-_GOES_ON: Final = frozenset("$" + _SOFT_HYPHEN)
+_GOES_ON: Final = frozenset("$\\" + _SOFT_HYPHEN)
+
+
+_ESCAPE_WORD: Final = re.compile(r"[A-Za-z@]")
 
 
 def _goes_on(text: str, at: int) -> int:
@@ -679,6 +688,10 @@ def _goes_on(text: str, at: int) -> int:
     after = at + 1
     if text[at] == "$":
         return -1 if text.startswith("$$", at) else after
+    if text[at] == "\\":
+        # JSON's escapes (\n, \u00e9) and TeX's control words (\url, \@doiinfo) end it;
+        # JSON's '\/' and TeX's '\_' are part of it (_make reads them).
+        return -1 if _ESCAPE_WORD.match(text, after) else after + (after < len(text))
     line_break = _LINE_BREAK.match(text, after)
     if line_break is None and _BREAK_BEGUN.fullmatch(text, after):
         return len(text)  # only blanks to the end: a stream's line break may follow
