@@ -283,7 +283,9 @@ _PROGRESS_FROM: Final = 1 << 20
     help="Also write shortDOIs (10/abc1), which are aliases and skipped by default.",
 )
 def extract(files: tuple[str, ...], form: str, *, unique: bool, as_json: bool, short: bool) -> None:
-    """Find every DOI in FILES (text, HTML or .gz; '-' or none for stdin).
+    """Find every DOI in FILES (text, HTML, .gz or PDF; '-' or none for stdin).
+
+    In a PDF (with the pdf extra): the text and links of each page, then the metadata.
 
     On a terminal, inputs of 1 MiB or more show a progress bar on stderr.
     """
@@ -314,6 +316,9 @@ def _extract_one(
     short: bool,
 ) -> None:
     """Write the DOIs (and with *short* the shortDOIs) found in one input, in order."""
+    if _is_pdf(path):
+        _extract_pdf(path, form, seen, unique=unique, as_json=as_json)
+        return
     shorts: collections.deque[FoundShort] = collections.deque()
     lines = _LineIndex(_lines(path, bar))
     write = _Writer(path, lines, form, seen, unique=unique, as_json=as_json)
@@ -323,6 +328,40 @@ def _extract_one(
         write.doi(found)
     while shorts:
         write.short(shorts.popleft())
+
+
+def _is_pdf(path: str) -> bool:
+    """Whether the input starts as a PDF does (stdin is peeked at, not consumed)."""
+    from doikit.pdf import is_pdf  # noqa: PLC0415 - only extract needs it
+
+    if path == "-":
+        stdin = sys.stdin.buffer
+        return isinstance(stdin, io.BufferedReader) and is_pdf(stdin.peek(1024)[:1024])
+    with Path(path).open("rb") as opened:
+        return is_pdf(opened.read(1024))
+
+
+def _extract_pdf(path: str, form: str, seen: set[str], *, unique: bool, as_json: bool) -> None:
+    """Write the DOIs of a PDF: its pages' text and links, then its metadata."""
+    from doikit import pdf  # noqa: PLC0415 - only for PDF input
+
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    try:
+        found = list(pdf.find_all(data))
+    except (pdf.MissingExtraError, pdf.PDFError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+    for one in found:
+        doi = one.doi
+        if unique:
+            if doi.key in seen:
+                continue
+            seen.add(doi.key)
+        out = _DOI_FORMS[form](doi)
+        if as_json:
+            record = {"file": path, "page": one.page, "where": one.where, "text": one.text}
+            click.echo(json.dumps({**record, "doi": str(doi), form: out}, ensure_ascii=False))
+        else:
+            click.echo(out)
 
 
 def _noting_shorts(lines: Iterable[str], shorts: collections.deque[FoundShort]) -> Iterator[str]:

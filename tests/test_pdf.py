@@ -1,0 +1,137 @@
+"""DOIs in PDF files (doikit.pdf and `doikit extract file.pdf`), on PDFs written here by a
+real PDF library (fpdf2) and read by the real PDFium."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+from doikit import pdf
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+fpdf = pytest.importorskip("fpdf")
+
+XMP = """<x:xmpmeta xmlns:x="adobe:ns:meta/">
+ <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about="" xmlns:prism="http://prismstandard.org/namespaces/basic/2.0/"
+      xmlns:dc="http://purl.org/dc/elements/1.1/">
+   <prism:doi>10.5555/xmp-prism</prism:doi>
+   <dc:identifier>doi:10.5555/xmp-dc</dc:identifier>
+  </rdf:Description>
+ </rdf:RDF>
+</x:xmpmeta>"""
+
+
+def _paper(path: Path, *, compress: bool = True) -> Path:
+    """A one-page paper: DOIs in lines broken as a typesetter breaks them, a link, and
+    metadata in the Info dictionary and XMP."""
+    document = fpdf.FPDF()
+    document.set_compression(compress)
+    document.add_page()
+    document.set_font("Helvetica", size=10)
+    lines = [
+        "1. Smith J. Cell 2004;116:281. doi:10.1016/j.cell.2004.",
+        "01.001 (a break after one of the suffix's dots).",
+        "2. Lee K. Lancet 2020;395:497. https://doi.org/10.1016/S0140-",
+        "6736(20)30183-5 (the DOI's own hyphen at the break).",
+        "3. See https://doi.org/10.1000/182 and the linked reference below.",
+    ]
+    for line in lines:
+        document.cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
+    document.cell(0, 6, "4. The linked reference", new_x="LMARGIN", new_y="NEXT")
+    document.link(10, 40, 60, 6, "https://doi.org/10.5555/linked")
+    document.set_subject("doi:10.5555/info-subject")
+    document.set_xmp_metadata(XMP)
+    document.output(str(path))
+    return path
+
+
+def test_text_links_and_metadata(tmp_path: Path) -> None:
+    found = list(pdf.find_all(_paper(tmp_path / "paper.pdf")))
+    assert [(str(f.doi), f.page, f.where) for f in found] == [
+        ("10.1016/j.cell.2004.01.001", 1, "text"),
+        ("10.1016/S0140-6736(20)30183-5", 1, "text"),
+        ("10.1000/182", 1, "text"),
+        ("10.5555/linked", 1, "link"),
+        ("10.5555/info-subject", None, "metadata"),
+        ("10.5555/xmp-prism", None, "metadata"),
+        ("10.5555/xmp-dc", None, "metadata"),
+    ]
+
+
+def test_metadata_in_an_uncompressed_file_and_from_bytes(tmp_path: Path) -> None:
+    data = _paper(tmp_path / "plain.pdf", compress=False).read_bytes()
+    assert [str(f.doi) for f in pdf.find_all(data) if f.where == "metadata"] == [
+        "10.5555/info-subject",
+        "10.5555/xmp-prism",
+        "10.5555/xmp-dc",
+    ]
+
+
+def test_a_hyphen_at_a_break_is_kept_on_the_page(tmp_path: Path) -> None:
+    """PDFium joins a line that ends in a hyphen to the next; the text doikit reads has the
+    hyphen and the break back, so the extractor's line-break rule decides."""
+    (text,) = pdf.page_texts(_paper(tmp_path / "paper.pdf"))
+    assert "10.1016/S0140-\n6736(20)30183-5" in text
+
+
+def test_not_a_pdf_is_a_clear_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7\n this is not a PDF body")
+    with pytest.raises(pdf.PDFError, match="not a PDF that can be read"):
+        list(pdf.find_all(broken))
+
+
+def _doikit(
+    *args: str, stdin: bytes = b"", block_pdfium: bool = False
+) -> subprocess.CompletedProcess[bytes]:
+    prelude = "import sys; sys.modules['pypdfium2'] = None; " if block_pdfium else ""
+    code = prelude + "from doikit.cli import main; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_extract_reads_a_pdf_file_and_stdin(tmp_path: Path) -> None:
+    paper = _paper(tmp_path / "paper.pdf")
+    done = _doikit("extract", "--unique", str(paper))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().split() == [
+        "10.1016/j.cell.2004.01.001",
+        "10.1016/S0140-6736(20)30183-5",
+        "10.1000/182",
+        "10.5555/linked",
+        "10.5555/info-subject",
+        "10.5555/xmp-prism",
+        "10.5555/xmp-dc",
+    ]
+    piped = _doikit("extract", "--json", "-", stdin=paper.read_bytes())
+    records = [json.loads(line) for line in piped.stdout.decode().splitlines()]
+    assert records[3] == {
+        "file": "-",
+        "page": 1,
+        "where": "link",
+        "text": "10.5555/linked",
+        "doi": "10.5555/linked",
+        "bare": "10.5555/linked",
+    }
+
+
+def test_extract_without_the_extra_says_what_to_install(tmp_path: Path) -> None:
+    """A compressed PDF used to give nothing and exit 0: now one line and a failure."""
+    done = _doikit("extract", str(_paper(tmp_path / "paper.pdf")), block_pdfium=True)
+    assert done.returncode == 1
+    assert done.stdout == b""
+    message = done.stderr.decode().strip()
+    assert message.count("\n") == 0
+    assert "pip install 'doikit[pdf]'" in message
