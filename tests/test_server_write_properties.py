@@ -195,3 +195,51 @@ def test_a_bad_deposit_line_never_loses_its_neighbours(
     for i in range(2):
         assert http.get(f"/api/handles/10.5555/g-{tag}-{i}").status_code == 200
     assert "Traceback" not in served.errors()
+
+
+# --- the deposit's quick reading of a plain line equals the JSON reading -------------------
+
+_TEXTS = st.one_of(
+    st.sampled_from(["10.5555/x", "10.5555/Ab-1", "10.5555/é", "10.9999/x", "10.5555/a b", "x"]),
+    st.text(max_size=12),
+)
+_URLS = st.one_of(
+    st.sampled_from(["https://example.org/a", "http://e.org/é", "ftp://e.org/", "https://e/\x7f"]),
+    st.text(max_size=12).map(lambda t: "https://example.org/" + t),
+)
+
+
+def _answer(read: Any, line: bytes) -> tuple[str, Any]:
+    from doikit.server._writes import _LineError  # noqa: PLC0415 - the module's own part
+
+    try:
+        return ("row", read(line, ("10.5555",), 0, "2026-01-01T00:00:00Z"))
+    except _LineError as exc:
+        return ("refused", (exc.message, exc.doi, exc.line))
+
+
+@settings(max_examples=400)
+@given(
+    name=_TEXTS,
+    url=_URLS,
+    number=st.one_of(st.none(), st.integers(-2, 2_000_000_000)),
+    compact=st.booleans(),
+    raw=st.binary(max_size=4),
+)
+def test_a_plain_deposit_line_reads_as_its_json(
+    name: str, url: str, number: int | None, compact: bool, raw: bytes
+) -> None:
+    """_deposit_row reads `doikit deposit`'s plain lines without a JSON decoder; whatever a
+    line holds (escapes, controls, odd numbers, bytes that are not UTF-8), the answer is the
+    JSON path's."""
+    from doikit.server._writes import _deposit_row, _json_row  # noqa: PLC0415
+
+    record: dict[str, Any] = {"doi": name, "url": url}
+    if number is not None:
+        record["line"] = number
+    separators = (",", ":") if compact else (", ", ": ")
+    line = json.dumps(record, ensure_ascii=False, separators=separators).encode(
+        "utf-8", "surrogatepass"
+    )
+    for candidate in (line, line.replace(b"example", raw)):
+        assert _answer(_deposit_row, candidate) == _answer(_json_row, candidate)

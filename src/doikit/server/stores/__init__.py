@@ -186,11 +186,16 @@ def index_changes(rows: list[Row], old: dict[str, str]) -> tuple[Entries, Entrie
     new: Entries = set()
     current = dict(old)
     for row in rows:
-        dropped, added = entry_changes(row.key, current.get(row.key), row.values_json)
+        key = row.key
+        before = current.get(key)
+        current[key] = row.values_json
+        if before is None:  # a new name (a deposit's common row): nothing to take away
+            new.update([(kind, text, key) for kind, text in index_entries(row.values_json)])
+            continue
+        dropped, added = entry_changes(key, before, row.values_json)
         gone |= dropped
         new -= dropped  # in place: a new set per row made a 10,000-row batch quadratic
         new |= added
-        current[row.key] = row.values_json
     return gone - new, new
 
 
