@@ -41,7 +41,7 @@ def pdfium_text(data: bytes) -> str:
 
 
 def pypdf_text(data: bytes) -> str:
-    """pypdf's extract_text, page by page."""
+    """The text of pypdf's extract_text, page by page."""
     import pypdf  # noqa: PLC0415
 
     return "\n".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(data)).pages)
@@ -55,9 +55,9 @@ def pdfminer_text(data: bytes) -> str:
 
 
 def pdftotext_text(data: bytes) -> str:
-    """poppler's pdftotext (a command, not a Python library: the reference)."""
+    """The text of poppler's pdftotext (a command, not a Python library: the reference)."""
     done = subprocess.run(
-        ["pdftotext", "-", "-"],  # noqa: S607 - poppler-utils, looked up on PATH
+        ["pdftotext", "-", "-"],
         input=data,
         capture_output=True,
         check=True,
