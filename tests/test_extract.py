@@ -316,8 +316,14 @@ def test_find_short_in_any_chunking_equals_whole_text(text: str, size: int) -> N
 # (with two rules added to both: the ';' that ends a character reference is never a
 # separator before another DOI, and in a URL a '%' that starts no escape ends the DOI).
 
-_REFERENCE_RUN_TEXT = re.compile(r'[^\s"]*').match
-_REFERENCE_URL_CHAR = r"(?:[^\s\"?#&'%]|%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]?\Z)"
+# (Session 13 added: the enders '|', '`' and CJK/full-width punctuation, '$$', and a
+# backslash before a letter or '@' end a run; line breaks join by _continues.)
+_REFERENCE_ENDS = r"\s\"|`\u3000-\u303f\uff00-\uffef$\\"
+_REFERENCE_SPECIAL = r"|\$(?!\$)|\\(?![A-Za-z@])"
+_REFERENCE_RUN_TEXT = re.compile(rf"(?:[^{_REFERENCE_ENDS}]{_REFERENCE_SPECIAL})*").match
+_REFERENCE_URL_CHAR = (
+    rf"(?:[^{_REFERENCE_ENDS}?#&'%]{_REFERENCE_SPECIAL}|%[0-9A-Fa-f]{{2}}|%[0-9A-Fa-f]?\Z)"
+)
 _REFERENCE_RUN_URL = re.compile(
     rf"{_REFERENCE_URL_CHAR}*(?:&(?!amp;)(?:#[0-9]{{1,7}}|#[xX][0-9a-fA-F]{{1,6}}"
     rf"|[a-zA-Z][a-zA-Z0-9]{{1,31}});{_REFERENCE_URL_CHAR}*)*"
@@ -337,21 +343,13 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
     from doikit import _extract as x  # noqa: PLC0415 - the module's own parts
 
     end = _reference_run_end(text, index, in_url=in_url)
-    while text[end - 1] in "/-.":
+    while text[end - 1] in x._JOINS_AFTER or x._BREAK_THEN_DOT(text, end):
         line_break = x._LINE_BREAK.match(text, end)
-        if line_break is None:
-            if x._BREAK_BEGUN.fullmatch(text, end):
-                end = len(text)
+        if line_break is None or line_break.end() == len(text):
             break
-        following = line_break.end()
-        if following == len(text):
-            end = following
+        if not x._continues(text, text[end - 1], line_break.end()):
             break
-        if x._NOT_A_CONTINUATION.match(text, following) or (
-            text[end - 1] == "." and not "0" <= text[following] <= "9"
-        ):
-            break
-        end = _reference_run_end(text, following, in_url=in_url)
+        end = _reference_run_end(text, line_break.end(), in_url=in_url)
     depth: list[str] = []
     reference_end = -1
     for deciding in _REFERENCE_DECIDING.finditer(text, index, end):
@@ -418,6 +416,18 @@ GROW_PIECES = st.sampled_from(
         "é",
         "doi:",
         "10.",
+        "|",
+        "`",
+        "。",
+        "$",
+        "$$",
+        "\\",
+        "\\n",
+        "\\@",
+        ":",
+        "\n.",
+        "\n8. ",
+        "\nv2",
     ]
 )
 

@@ -154,7 +154,7 @@ _ENDS_AHEAD: Final = r"(?![^\s\")\]}>|`])"
 _ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'|`])"
 # Not a final '/', '-' or '.' before a line end, where a broken DOI may go on (one
 # look-behind, no alternation).
-_NO_LINE_BREAK: Final = r"(?<![/.\-](?=[ \t]*+\r?(?:\n|\Z)))"
+_NO_LINE_BREAK: Final = r"(?<![/.\-):](?=[ \t]*+\r?(?:\n|\Z)))(?![ \t]*+\r?(?:\n[ \t]*+\.|\Z))"
 # A preprint server's name with a version or file after it (_PREPRINT) is left to _quick
 # and the walk, which cut it.
 _NO_PREPRINT: Final = (
@@ -176,8 +176,8 @@ _CANDIDATE_PATTERN: Final = (
     # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
     rf"{_REGISTRANT}/({_suffix(_ANY_PLAIN, _ANY_PLAIN)})"
-    # 3: the bare start
-    rf"|[0-9]+(?:\.[0-9]+)*{_SEPARATOR}())"
+    # 3: the bare start (a line break may follow '10.': 'doi:10.' + '1162/…' in PDF text)
+    rf"|(?:[ \t]*\r?\n[ \t]*)?[0-9]+(?:\.[0-9]+)*{_SEPARATOR}())"
 )
 
 
@@ -204,7 +204,7 @@ _URL_TOKEN: Final = re.compile(
 )
 # A doi query parameter, or a MediaWiki template's doi field ('|doi=10.…').
 _DOI_PARAMETER: Final = re.compile(r"[?&;|][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
-_BOUNDARIES: Final = " \t\n\r\"'<>([{"
+_BOUNDARIES: Final = " \t\n\r\f\v\"'<>([{"
 _ESCAPES: Final = frozenset({"3A", "3a", "2F", "2f"})
 _ESCAPED_SLASHES: Final = frozenset({"%2F", "%2f"})
 # A page range that some publishers glue to the DOI after it ('5: 45-10.1016/…'): a number
@@ -466,8 +466,8 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     raw = match.group()
     if "\\" in raw:
         return None  # escapes (\\/, \\_) are read by the walk
-    if raw[-1] in "/-." and _LINE_END_AHEAD(text, end):
-        return None  # a DOI broken across lines may go on
+    if _LINE_END_AHEAD(text, end):
+        return None  # a DOI broken across lines may go on: the walk decides
     written = raw.rstrip(_QUICK_TRIM)
     if len(written) <= suffix - start:
         return None  # nothing of the suffix is left
@@ -513,11 +513,13 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     # template field) is escaped; without one, '%2F' is no separator (a bare '%' is literal).
     in_url = _in_url(text, start, escaped=escaped) or (
         prefix[-3:] in _ESCAPED_SLASHES
-        and _MARKER.search(text, max(0, start - 12), start) is not None
+        and (escaped or _MARKER.search(text, max(0, start - 12), start) is not None)
     )
+    if not (in_url or urn) and text[start - 1 : start] == "/":
+        return None, position  # glued to a path outside a URL ('114/10.654206/0.3')
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
-    end = _grow(text, position, in_url=in_url)
+    end = _grow(text, position, in_url=in_url, stream=resume is not None)
     if text.startswith("\\@", end):
         return None, position  # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
     if resume is not None and end == len(text):
@@ -591,13 +593,21 @@ _ENTITY_AT_END: Final = re.compile(_ENTITY.pattern + r"\Z")
 # A line break as PDF-to-text leaves it, and what may not begin the line after a joined
 # break: a closer or quote, or the start of another DOI or presentation.
 _LINE_BREAK: Final = re.compile(r"[ \t]*\r?\n[ \t]*")
+# A DOI broken at a line end may go on after these (and before a line starting with '.'):
+# the rules of _continues decide. Typesetters break DOIs after '/', '-', '.', ')' and ':'
+# (pdftotext of real papers, the wild corpus's pdf kind).
+_JOINS_AFTER: Final = "/-.):"
+_BREAK_THEN_DOT: Final = re.compile(r"[ \t]*\r?\n[ \t]*\.").match
+_BLANKS_TO_END: Final = re.compile(r"[ \t]*(?:\r?\n[ \t]*|\r)?\Z").match
+_WORD_TO_END: Final = re.compile(r"[^\s\"]*\Z").match
+_CONTINUATION: Final = re.compile(r"(?![0-9]{1,3}[.)][ \t\r\n])[^\s\"]*?[0-9]")
 _BREAK_BEGUN: Final = re.compile(r"[ \t]*\r?")
 _NOT_A_CONTINUATION: Final = re.compile(
     r"[)\]}>\"'\s]|10\.|doi:|urn:|info:|hdl:|https?:", re.IGNORECASE | re.ASCII
 )
 
 
-def _grow(text: str, index: int, *, in_url: bool) -> int:
+def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
     """The end of the DOI whose suffix starts at *index*.
 
     The scan goes from one character that matters to the next (_STOPS: a deciding
@@ -645,18 +655,17 @@ def _grow(text: str, index: int, *, in_url: bool) -> int:
         if run_ends:
             # The end of the run: rejoin a line break where that is unambiguous.
             # (text[index - 1] is the prefix's '/', so a break right after it joins too.)
-            if text[at - 1] not in "/-.":
+            if stream and _BLANKS_TO_END(text, at):
+                return len(text)  # a stream's next chunk decides whether a line goes on
+            if text[at - 1] not in _JOINS_AFTER and not _BREAK_THEN_DOT(text, at):
                 return at
             line_break = _LINE_BREAK.match(text, at)
-            if line_break is None:
-                # Only blanks to the end: a stream's line break may follow.
-                return len(text) if _BREAK_BEGUN.fullmatch(text, at) else at
+            if line_break is None or line_break.end() == len(text):
+                return at
             following = line_break.end()
-            if following == len(text):
-                return following  # the next line is not here yet (a stream's chunk ends)
-            if _NOT_A_CONTINUATION.match(text, following) or (
-                text[at - 1] == "." and not "0" <= text[following] <= "9"
-            ):
+            if stream and _WORD_TO_END(text, following):
+                return len(text)  # the next line's first word is not whole yet: wait for it
+            if not _continues(text, text[at - 1], following):
                 return at
             position = following
             continue
@@ -679,6 +688,18 @@ _GOES_ON: Final = frozenset("$\\" + _SOFT_HYPHEN)
 _ESCAPE_WORD: Final = re.compile(r"[A-Za-z@]")
 
 
+def _continues(text: str, last: str, following: int) -> bool:
+    """Whether the line starting at *following* goes on with the DOI whose line ended in
+    *last*: after '/' or '-', unless a closer, quote, new DOI or presentation begins it;
+    after '.', ')' or ':', and before a line that starts with '.', only when its first
+    word holds a digit and is no list number ('8. Name', '2) Name')."""
+    if _NOT_A_CONTINUATION.match(text, following):
+        return False
+    if last in "/-":
+        return True
+    return _CONTINUATION.match(text, following) is not None
+
+
 def _goes_on(text: str, at: int) -> int:
     """Where the DOI goes on after the '$' or soft hyphen at *at*, or -1 when it ends there.
 
@@ -691,7 +712,7 @@ def _goes_on(text: str, at: int) -> int:
     if text[at] == "\\":
         # JSON's escapes (\n, \u00e9) and TeX's control words (\url, \@doiinfo) end it;
         # JSON's '\/' and TeX's '\_' are part of it (_make reads them).
-        return -1 if _ESCAPE_WORD.match(text, after) else after + (after < len(text))
+        return -1 if _ESCAPE_WORD.match(text, after) else after
     line_break = _LINE_BREAK.match(text, after)
     if line_break is None and _BREAK_BEGUN.fullmatch(text, after):
         return len(text)  # only blanks to the end: a stream's line break may follow
