@@ -515,7 +515,7 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         prefix[-3:] in _ESCAPED_SLASHES
         and (escaped or _MARKER.search(text, max(0, start - 12), start) is not None)
     )
-    if not (in_url or urn) and text[start - 1 : start] == "/":
+    if not (in_url or urn) and text[start - 1 : start] == "/" and text[start - 2 : start] != "\\/":
         return None, position  # glued to a path outside a URL ('114/10.654206/0.3')
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
