@@ -243,6 +243,27 @@ EDGES = st.sampled_from(
         "\\n",
         "\\u00e9",
         "/agency",
+        ",https://",
+        ";www.",
+        "&lt;/ref&gt;",
+        "&lt;",
+        '\\"',
+        "/status.svg",
+        "/data.json",
+        "/works",
+        "**",
+        "*",
+        "\\(",
+        "\\)",
+        "`https://doi.org/",
+        "|url=http://x.org/doi/",
+        "114/",
+        "\n8. ",
+        "\n.",
+        "10.\n",
+        ":\n",
+        ")\n",
+        "\f",
     ]
 )
 
@@ -319,7 +340,7 @@ def test_find_short_in_any_chunking_equals_whole_text(text: str, size: int) -> N
 # (Session 13 added: the enders '|', '`' and CJK/full-width punctuation, '$$', and a
 # backslash before a letter or '@' end a run; line breaks join by _continues.)
 _REFERENCE_ENDS = r"\s\"|`\u3000-\u303f\uff00-\uffef$\\"
-_REFERENCE_SPECIAL = r"|\$(?!\$)|\\(?![A-Za-z@])"
+_REFERENCE_SPECIAL = r"|\$(?!\$)|\\(?![A-Za-z@\"'])"
 _REFERENCE_RUN_TEXT = re.compile(rf"(?:[^{_REFERENCE_ENDS}]{_REFERENCE_SPECIAL})*").match
 _REFERENCE_URL_CHAR = (
     rf"(?:[^{_REFERENCE_ENDS}?#&'%]{_REFERENCE_SPECIAL}|%[0-9A-Fa-f]{{2}}|%[0-9A-Fa-f]?\Z)"
@@ -343,7 +364,9 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
     from doikit import _extract as x  # noqa: PLC0415 - the module's own parts
 
     end = _reference_run_end(text, index, in_url=in_url)
-    while text[end - 1] in x._JOINS_AFTER or x._BREAK_THEN_DOT(text, end):
+    while text[end - 1] in x._JOINS_AFTER or (
+        text[end - 1].isalnum() and x._BREAK_THEN_DOT(text, end)
+    ):
         line_break = x._LINE_BREAK.match(text, end)
         if line_break is None or line_break.end() == len(text):
             break
@@ -362,7 +385,7 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
                 return at
             reference_end = entity.end() - 1 if entity else -1
         if char in x._OPENERS:
-            if char == "<" and text[at] == "<" and x._TAG.match(text, at):
+            if char == "<" and (x._TAG.match(text, at) or x._ESCAPED_TAG.match(text, at)):
                 return at
             depth.append(x._OPENERS[char])
         elif char in x._CLOSERS:

@@ -106,12 +106,12 @@ def _suffix(plain: str, first: str) -> str:
     # does not have at no cost, but sets up every repeat and look-around it meets (about a
     # tenth of a match each). So the repeats sit behind such alternatives: the tail is tried
     # only at a ',', ';' or opener, and a look-behind then tells which it was.
-    separator = r"[,;](?![\s\"]|\Z|(?i:doi:\s*)?10\.)"
+    separator = r"[,;](?![\s\"]|\Z|(?i:doi:\s*)?10\.|(?i:https?://|www\.))"
     inner = rf"{plain}*+(?:{separator}{plain}*+(?:{separator}{plain}*+)*|)"
     opened = rf"\({inner}\)|\[{inner}\]|\{{{inner}\}}|<[0-9]{inner}>"
     special = rf"{separator}|{opened}"
     tail = (
-        r"(?:[,;(\[{<](?:(?<=[,;])(?![\s\"]|\Z|(?i:doi:\s*)?10\.)"
+        r"(?:[,;(\[{<](?:(?<=[,;])(?![\s\"]|\Z|(?i:doi:\s*)?10\.|(?i:https?://|www\.))"
         rf"|(?<=\(){inner}\)|(?<=\[){inner}\]|(?<=\{{){inner}\}}|(?<=<)[0-9]{inner}>)"
         rf"{plain}*+(?:(?:{special}){plain}*+)*|)"
     )
@@ -122,9 +122,9 @@ _TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECID
 _URL_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL))
 # A decided suffix does not start with trailing punctuation.
 _TEXT_FIRST: Final = _class(
-    "".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT + ".:!?'")
+    "".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT + ".:!?'*")
 )
-_URL_FIRST: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL + ".:!?'"))
+_URL_FIRST: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL + ".:!?'*"))
 # Code points that are never part of a DOI name and end every run at once (controls, the
 # format characters, surrogates, private use: every assigned code point that is not Graphic,
 # as of Python 3.11's Unicode), so that binary or odd text never makes a run long only for
@@ -145,8 +145,8 @@ _REGISTRANT: Final = (
 # Trailing punctuation: the match goes on over it, and _scan cuts it from the group (the
 # pattern could, with a look-behind, but giving back the characters it has read costs more
 # than str.rstrip).
-_TRAIL: Final = r"[.,;:!?']*+"
-_TRAIL_CHARS: Final = ".,;:!?'"
+_TRAIL: Final = r"[.,;:!?'*]*+"
+_TRAIL_CHARS: Final = ".,;:!?'*"
 # What surely ends a DOI, as "not followed by anything else" (one class, no alternation).
 # (Of the enders only the ASCII ones: a candidate that full-width punctuation follows is
 # left to _quick, which keeps the class a bitmap that the engine tests at once.)
@@ -154,11 +154,13 @@ _ENDS_AHEAD: Final = r"(?![^\s\")\]}>|`])"
 _ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'|`])"
 # Not a final '/', '-' or '.' before a line end, where a broken DOI may go on (one
 # look-behind, no alternation).
-_NO_LINE_BREAK: Final = r"(?<![/.\-):](?=[ \t]*+\r?(?:\n|\Z)))(?![ \t]*+\r?(?:\n[ \t]*+\.|\Z))"
+_NO_LINE_BREAK: Final = (
+    r"(?<![/.\-):](?=[ \t]*+\r?(?:\n|\Z)))(?![ \t]*+\r?(?:\n[ \t]*+(?:\.|\Z)|\Z))"
+)
 # A preprint server's name with a version or file after it (_PREPRINT) is left to _quick
 # and the walk, which cut it.
 _NO_PREPRINT: Final = (
-    r"(?!1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6}(?:[vV][0-9]|\.[a-zA-Z])"
+    r"(?!1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}(?:[vV][0-9]|\.[a-zA-Z])"
     r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5}(?:[vV][0-9]|\.[a-zA-Z]))"
 )
 _CANDIDATE_PATTERN: Final = (
@@ -199,12 +201,13 @@ _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq
 # A link written without its scheme counts: 'www.' or a host name with a top-level domain
 # and a '/' (onlinelibrary.wiley.com/doi/10.…).
 _URL_TOKEN: Final = re.compile(
-    r"[a-z][a-z0-9+.-]*://|www\.|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::[0-9]{1,5})?/",
+    r"(?:[a-z][a-z0-9_-]*=)?"
+    r"(?:[a-z][a-z0-9+.-]*://|www\.|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::[0-9]{1,5})?/)",
     re.IGNORECASE | re.ASCII,
 )
 # A doi query parameter, or a MediaWiki template's doi field ('|doi=10.…').
 _DOI_PARAMETER: Final = re.compile(r"[?&;|][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
-_BOUNDARIES: Final = " \t\n\r\f\v\"'<>([{"
+_BOUNDARIES: Final = " \t\n\r\f\v\"'<>([{`|"
 _ESCAPES: Final = frozenset({"3A", "3a", "2F", "2f"})
 _ESCAPED_SLASHES: Final = frozenset({"%2F", "%2f"})
 # A page range that some publishers glue to the DOI after it ('5: 45-10.1016/…'): a number
@@ -213,7 +216,8 @@ _PAGE_RANGE_BEFORE: Final = re.compile(r"(?<![0-9A-Za-z._\-/])[0-9]{1,6}-\Z")
 _LOOKBACK: Final = 1024
 _OPENERS: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS: Final = frozenset(_OPENERS.values())
-_TRAILING: Final = frozenset(".,;:!?…\"'”’»›\xad")
+# ('*': Markdown's emphasis after a DOI, '**doi:10.1000/x.**'.)
+_TRAILING: Final = frozenset(".,;:!?…\"'”’»›\xad*")
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
 # In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
@@ -221,14 +225,18 @@ _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECA
 # Crossref's REST API routes after a DOI count as views too (api.crossref.org/works/10.…/agency).
 _VIEWS: Final = (
     "abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures"
-    "|agency|transform"
+    "|agency|transform|works"
 )
-_URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$", re.IGNORECASE | re.ASCII)
+# A file after the DOI (…/10.1000/x/status.svg, …/data.json) or a '.pdf' glued to it.
+_URL_TAILS: Final = re.compile(
+    rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$|/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)$",
+    re.IGNORECASE | re.ASCII,
+)
 # Preprint servers register a name without the version their links carry: bioRxiv and
 # medRxiv (10.1101/2020.03.22.002386v2.full.pdf) and arXiv (10.48550/arXiv.2101.00001v2).
 _PREPRINTS: Final = ("10.1101/", "10.48550/")
 _PREPRINT: Final = re.compile(
-    r"(10\.1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6}|10\.48550/arxiv\.[0-9]{4}\.[0-9]{4,5})"
+    r"(10\.1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}|10\.48550/arxiv\.[0-9]{4}\.[0-9]{4,5})"
     r"(?:v[0-9]+)?(?:\.[a-z][a-z.-]*)?",
     re.IGNORECASE | re.ASCII,
 )
@@ -244,8 +252,9 @@ _URL_ODD_END: Final = re.compile(
 _DANGLING_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]?\Z")
 _BADGE: Final = "/badge/"
 _BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
+# Another DOI, or a URL, right after a ',' or ';' (a CSV row's next field).
 _NEXT_DOI: Final = re.compile(
-    r"[,;]\s*(?:doi:\s*)?" + PREFIX_PATTERN + "/", re.IGNORECASE | re.ASCII
+    r"[,;]\s*(?:(?:doi:\s*)?" + PREFIX_PATTERN + r"/|https?://|www\.)", re.IGNORECASE | re.ASCII
 )
 
 
@@ -515,8 +524,12 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         prefix[-3:] in _ESCAPED_SLASHES
         and (escaped or _MARKER.search(text, max(0, start - 12), start) is not None)
     )
-    if not (in_url or urn) and text[start - 1 : start] == "/" and text[start - 2 : start] != "\\/":
-        return None, position  # glued to a path outside a URL ('114/10.654206/0.3')
+    if (
+        not (in_url or urn)
+        and text[start - 1 : start] == "/"
+        and text[start - 2 : start - 1].isdigit()
+    ):
+        return None, position  # a number's path outside a URL ('114/10.654206/0.3')
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
     end = _grow(text, position, in_url=in_url, stream=resume is not None)
@@ -583,6 +596,8 @@ _STOPS_IN_URL: Final = re.compile(
     rf"[()\[\]{{}}<>,;&$\\\s\"?#'{_ENDERS}{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
 ).search
 _DECIDING: Final = frozenset("()[]{}<>,;&")
+_ESCAPED_TAG: Final = re.compile(r"&lt;(?:/|!|[a-zA-Z])")
+_ESCAPED_PUNCTUATION: Final = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SOFT_HYPHEN: Final = "\xad"
 _WINDOW: Final = 256
 # An HTML character reference: decoded, it decides as the character it stands for.
@@ -657,7 +672,8 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
             # (text[index - 1] is the prefix's '/', so a break right after it joins too.)
             if stream and _BLANKS_TO_END(text, at):
                 return len(text)  # a stream's next chunk decides whether a line goes on
-            if text[at - 1] not in _JOINS_AFTER and not _BREAK_THEN_DOT(text, at):
+            last = text[at - 1]
+            if last not in _JOINS_AFTER and not (last.isalnum() and _BREAK_THEN_DOT(text, at)):
                 return at
             line_break = _LINE_BREAK.match(text, at)
             if line_break is None or line_break.end() == len(text):
@@ -670,8 +686,8 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
             position = following
             continue
         if char in _OPENERS:
-            if char == "<" and text[at] == "<" and _TAG.match(text, at):
-                return at
+            if char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at)):
+                return at  # an HTML tag, or one written with character references
             depth.append(_OPENERS[char])
         elif char in _CLOSERS:
             if not depth or depth[-1] != char:
@@ -685,7 +701,7 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
 _GOES_ON: Final = frozenset("$\\" + _SOFT_HYPHEN)
 
 
-_ESCAPE_WORD: Final = re.compile(r"[A-Za-z@]")
+_ESCAPE_WORD: Final = re.compile(r"[A-Za-z@\"']")
 
 
 def _continues(text: str, last: str, following: int) -> bool:
@@ -710,7 +726,7 @@ def _goes_on(text: str, at: int) -> int:
     if text[at] == "$":
         return -1 if text.startswith("$$", at) else after
     if text[at] == "\\":
-        # JSON's escapes (\n, \u00e9) and TeX's control words (\url, \@doiinfo) end it;
+        # JSON's escapes (\n, \u00e9, \") and TeX's control words (\url, \@doiinfo) end it;
         # JSON's '\/' and TeX's '\_' are part of it (_make reads them).
         return -1 if _ESCAPE_WORD.match(text, after) else after
     line_break = _LINE_BREAK.match(text, after)
@@ -789,6 +805,8 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         raw = raw[:kept]
     if in_url:
         tail = _URL_TAILS.search(raw)
+        if tail is not None and tail.start() <= raw.find("/"):
+            tail = None  # the whole suffix: the name itself (https://doi.org/10.1000/x.png)
         if tail is None and text.rfind(_BADGE, max(0, start - _LOOKBACK), start) >= 0:
             tail = _BADGE_IMAGE.search(raw)
         if tail is not None:
@@ -802,8 +820,8 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
     name = _LINE_BREAK.sub("", raw) if "\n" in raw else raw
     if _SOFT_HYPHEN in name:
         name = name.replace(_SOFT_HYPHEN, "")
-    if "\\" in name:  # JSON's escaped '/' and TeX's escaped '_' (BibTeX files)
-        name = name.replace("\\/", "/").replace("\\_", "_")
+    if "\\" in name:  # JSON's '\/', TeX's '\_', Markdown's '\(' and '\)'...
+        name = _ESCAPED_PUNCTUATION.sub(r"\1", name)
     if "&" in name and ";" in name:
         name = html.unescape(name)
     try:
