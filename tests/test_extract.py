@@ -264,6 +264,11 @@ EDGES = st.sampled_from(
         ":\n",
         ")\n",
         "\f",
+        "https://img.shields.io/badge/DOI-",
+        "-blue",
+        "/api/doi/",
+        ";",
+        "#Comments",
     ]
 )
 

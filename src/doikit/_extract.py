@@ -202,12 +202,12 @@ _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq
 # and a '/' (onlinelibrary.wiley.com/doi/10.…).
 _URL_TOKEN: Final = re.compile(
     r"(?:[a-z][a-z0-9_-]*=)?"
-    r"(?:[a-z][a-z0-9+.-]*://|www\.|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::[0-9]{1,5})?/)",
+    r"(?:[a-z][a-z0-9+.-]*://|www\.|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::[0-9]{1,5})?/|/(?=[a-z]))",
     re.IGNORECASE | re.ASCII,
 )
 # A doi query parameter, or a MediaWiki template's doi field ('|doi=10.…').
 _DOI_PARAMETER: Final = re.compile(r"[?&;|][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
-_BOUNDARIES: Final = " \t\n\r\f\v\"'<>([{`|"
+_BOUNDARIES: Final = " \t\n\r\f\v\"'<>([{`|;,"
 _ESCAPES: Final = frozenset({"3A", "3a", "2F", "2f"})
 _ESCAPED_SLASHES: Final = frozenset({"%2F", "%2f"})
 # A page range that some publishers glue to the DOI after it ('5: 45-10.1016/…'): a number
@@ -228,10 +228,12 @@ _VIEWS: Final = (
     "|agency|transform|works"
 )
 # A file after the DOI (…/10.1000/x/status.svg, …/data.json) or a '.pdf' glued to it.
-_URL_TAILS: Final = re.compile(
-    rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$|/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)$",
-    re.IGNORECASE | re.ASCII,
-)
+_URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$", re.IGNORECASE | re.ASCII)
+_URL_FILE: Final = re.compile(r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)$", re.ASCII)
+# A shields.io badge names its message after 'DOI-' and its colour after the last '-':
+# img.shields.io/badge/DOI-10.5281/zenodo.1-blue.
+_SHIELDS_BADGE: Final = re.compile(r"/badge/doi-\Z", re.IGNORECASE | re.ASCII)
+_BADGE_COLOUR: Final = re.compile(r"-[A-Za-z]+(?:\.(?:svg|png))?\Z", re.ASCII)
 # Preprint servers register a name without the version their links carry: bioRxiv and
 # medRxiv (10.1101/2020.03.22.002386v2.full.pdf) and arXiv (10.48550/arXiv.2101.00001v2).
 _PREPRINTS: Final = ("10.1101/", "10.48550/")
@@ -516,13 +518,18 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         and text[start - 1] in _GLUED
         and not escaped
         and not _PAGE_RANGE_BEFORE.search(text, max(0, start - 8), start)
+        and not _SHIELDS_BADGE.search(text, max(0, start - 16), start)
     ):
         return None, position
     # A name whose '/' is written '%2F' behind a DOI marker ('doi = 10.1000%2Fxyz', a
     # template field) is escaped; without one, '%2F' is no separator (a bare '%' is literal).
-    in_url = _in_url(text, start, escaped=escaped) or (
-        prefix[-3:] in _ESCAPED_SLASHES
-        and (escaped or _MARKER.search(text, max(0, start - 12), start) is not None)
+    in_url = (
+        _in_url(text, start, escaped=escaped)
+        or _SHIELDS_BADGE.search(text, max(0, start - 16), start) is not None
+        or (
+            prefix[-3:] in _ESCAPED_SLASHES
+            and (escaped or _MARKER.search(text, max(0, start - 12), start) is not None)
+        )
     )
     if (
         not (in_url or urn)
@@ -747,6 +754,30 @@ def _entity_char(entity: re.Match[str] | None) -> str:
     return char if len(char) == 1 else "&"
 
 
+def _in_url_length(text: str, start: int, raw: str) -> int:
+    """How much of the URL candidate *raw* (at *start* in *text*) is the DOI: not what
+    its escapes end (_escaped_end), nor a view, a file or a badge's image or colour."""
+    kept = _escaped_end(raw) if "%" in raw else len(raw)
+    raw = raw[:kept]
+    tail = _URL_TAILS.search(raw)
+    if tail is None:
+        tail = _URL_FILE.search(raw)
+        if tail is not None and tail.start() < _suffix_start(raw):
+            tail = None  # the whole suffix: the name itself (https://doi.org/10.1000/x.png)
+    if tail is None and text.rfind(_BADGE, max(0, start - _LOOKBACK), start) >= 0:
+        tail = _BADGE_IMAGE.search(raw)
+        if tail is None and _SHIELDS_BADGE.search(text, max(0, start - 16), start):
+            tail = _BADGE_COLOUR.search(raw)
+    return kept if tail is None else tail.start()
+
+
+def _suffix_start(raw: str) -> int:
+    """Where the suffix of the candidate *raw* starts (after '/' or an escaped '/')."""
+    return min(
+        (at + len(mark) for mark in ("/", "%2F", "%2f") if (at := raw.find(mark)) >= 0), default=0
+    )
+
+
 def _versioned(written: str) -> bool:
     """Whether a preprint server's name carries a version or file after it (the walk cuts
     it)."""
@@ -799,19 +830,10 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
             break
         end -= 1
     raw = text[start:end]
-    if in_url and "%" in raw:
-        kept = _escaped_end(raw)
+    if in_url:
+        kept = _in_url_length(text, start, raw)
         end -= len(raw) - kept
         raw = raw[:kept]
-    if in_url:
-        tail = _URL_TAILS.search(raw)
-        if tail is not None and tail.start() <= raw.find("/"):
-            tail = None  # the whole suffix: the name itself (https://doi.org/10.1000/x.png)
-        if tail is None and text.rfind(_BADGE, max(0, start - _LOOKBACK), start) >= 0:
-            tail = _BADGE_IMAGE.search(raw)
-        if tail is not None:
-            end -= len(raw) - tail.start()
-            raw = raw[: tail.start()]
     if raw.startswith(_PREPRINTS):
         version = _PREPRINT.fullmatch(raw)
         if version is not None:
