@@ -210,6 +210,9 @@ _DOI_PARAMETER: Final = re.compile(r"[?&;|][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE 
 _BOUNDARIES: Final = " \t\n\r\f\v\"'<>([{`|;,"
 _ESCAPES: Final = frozenset({"3A", "3a", "2F", "2f"})
 _ESCAPED_SLASHES: Final = frozenset({"%2F", "%2f"})
+# A catalogue record's subfield code before its value: Alma/Primo's '$$a', MARC's mnemonic
+# '$a' and binary MARC's unit separator (U+001F) with the code.
+_SUBFIELD_BEFORE: Final = re.compile(r"(?:\$\$?|\x1f)[a-z0-9]\Z")
 # A page range that some publishers glue to the DOI after it ('5: 45-10.1016/…'): a number
 # and '-' with nothing glued before them.
 _PAGE_RANGE_BEFORE: Final = re.compile(r"(?<![0-9A-Za-z._\-/])[0-9]{1,6}-\Z")
@@ -519,6 +522,7 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         and not escaped
         and not _PAGE_RANGE_BEFORE.search(text, max(0, start - 8), start)
         and not _SHIELDS_BADGE.search(text, max(0, start - 16), start)
+        and not _SUBFIELD_BEFORE.search(text, max(0, start - 3), start)
     ):
         return None, position
     # A name whose '/' is written '%2F' behind a DOI marker ('doi = 10.1000%2Fxyz', a
@@ -622,7 +626,7 @@ _JOINS_AFTER: Final = "/-.):"
 _BREAK_THEN_DOT: Final = re.compile(r"[ \t]*\r?\n[ \t]*\.").match
 _BLANKS_TO_END: Final = re.compile(r"[ \t]*(?:\r?\n[ \t]*|\r)?\Z").match
 _WORD_TO_END: Final = re.compile(r"[^\s\"]*\Z").match
-_CONTINUATION: Final = re.compile(r"(?![0-9]{1,3}[.)][ \t\r\n])[^\s\"]*?[0-9]")
+_CONTINUATION: Final = re.compile(r"(?![0-9]{1,3}[.)][ \t\r\n]|\[)[^\s\"]*?[0-9]")
 _BREAK_BEGUN: Final = re.compile(r"[ \t]*\r?")
 _NOT_A_CONTINUATION: Final = re.compile(
     r"[)\]}>\"'\s]|10\.|doi:|urn:|info:|hdl:|https?:", re.IGNORECASE | re.ASCII
@@ -715,7 +719,7 @@ def _continues(text: str, last: str, following: int) -> bool:
     """Whether the line starting at *following* goes on with the DOI whose line ended in
     *last*: after '/' or '-', unless a closer, quote, new DOI or presentation begins it;
     after '.', ')' or ':', and before a line that starts with '.', only when its first
-    word holds a digit and is no list number ('8. Name', '2) Name')."""
+    word holds a digit and is no list number ('8. Name', '2) Name', '[5] Name')."""
     if _NOT_A_CONTINUATION.match(text, following):
         return False
     if last in "/-":
