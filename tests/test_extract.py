@@ -269,6 +269,10 @@ EDGES = st.sampled_from(
         "/api/doi/",
         ";",
         "#Comments",
+        "$$a",
+        "\x1fa",
+        "\n28 zoo",
+        "\n4",
     ]
 )
 

@@ -420,7 +420,7 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
 def _url_name(written: str) -> str | None:
     """The name in a URL candidate the pattern has decided (group 1), its escapes decoded;
     None when an escape, a file or a view after the name needs the walk."""
-    if written.count("/") > 1 and _URL_VIEW(written):
+    if written.count("/") > 1 and (_URL_VIEW(written) or _URL_FILE.search(written)):
         return None
     if ("%" in written or written[-1] in "fF") and _URL_ODD_END(written):
         return None
@@ -613,6 +613,9 @@ _SOFT_HYPHEN: Final = "\xad"
 _WINDOW: Final = 256
 # An HTML character reference: decoded, it decides as the character it stands for.
 _ENTITY: Final = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});")
+_ENTITY_BEGUN: Final = re.compile(
+    r"&(?:#[0-9]{0,7}|#[xX][0-9a-fA-F]{0,6}|[a-zA-Z][a-zA-Z0-9]{0,31})?"
+)
 _ENTITY_AT_END: Final = re.compile(_ENTITY.pattern + r"\Z")
 
 
@@ -626,7 +629,10 @@ _JOINS_AFTER: Final = "/-.):"
 _BREAK_THEN_DOT: Final = re.compile(r"[ \t]*\r?\n[ \t]*\.").match
 _BLANKS_TO_END: Final = re.compile(r"[ \t]*(?:\r?\n[ \t]*|\r)?\Z").match
 _WORD_TO_END: Final = re.compile(r"[^\s\"]*\Z").match
-_CONTINUATION: Final = re.compile(r"(?![0-9]{1,3}[.)][ \t\r\n]|\[)[^\s\"]*?[0-9]")
+_CONTINUATION: Final = re.compile(
+    r"(?![0-9]{1,3}[.)][ \t\r\n]|\[|[0-9]{1,4}(?:[ \t]+[^\s0-9]|[ \t]*(?:\r?\n|\Z)))"
+    r"[^\s\"]*?[0-9]"
+)
 _BREAK_BEGUN: Final = re.compile(r"[ \t]*\r?")
 _NOT_A_CONTINUATION: Final = re.compile(
     r"[)\]}>\"'\s]|10\.|doi:|urn:|info:|hdl:|https?:", re.IGNORECASE | re.ASCII
@@ -670,6 +676,8 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
         run_ends = char not in _DECIDING
         if char == "&":
             entity = _ENTITY.match(text, at)
+            if entity is None and stream and _ENTITY_BEGUN.fullmatch(text, at):
+                return len(text)  # a character reference cut by the chunk's end: wait
             char = _entity_char(entity)
             if in_url and char == "&":
                 run_ends = True  # a bare '&' or '&amp;' ends a DOI in a URL (parameters)
@@ -719,7 +727,8 @@ def _continues(text: str, last: str, following: int) -> bool:
     """Whether the line starting at *following* goes on with the DOI whose line ended in
     *last*: after '/' or '-', unless a closer, quote, new DOI or presentation begins it;
     after '.', ')' or ':', and before a line that starts with '.', only when its first
-    word holds a digit and is no list number ('8. Name', '2) Name', '[5] Name')."""
+    word holds a digit and is no list number ('8. Name', '2) Name', '[5] Name') or page
+    number alone before words ('28 zoo: An S3 Class', a page's running head)."""
     if _NOT_A_CONTINUATION.match(text, following):
         return False
     if last in "/-":
