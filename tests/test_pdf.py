@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from doikit import pdf
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from doikit._syntax import fold
 
 fpdf = pytest.importorskip("fpdf")
 
@@ -135,3 +134,27 @@ def test_extract_without_the_extra_says_what_to_install(tmp_path: Path) -> None:
     message = done.stderr.decode().strip()
     assert message.count("\n") == 0
     assert "pip install 'doikit[pdf]'" in message
+
+
+# --- real PDFs that packages on the registries ship ---------------------------------------
+
+REAL = Path(__file__).parent / "corpus" / "pdf"
+
+
+def _real() -> list[dict[str, Any]]:
+    with (REAL / "labels.jsonl").open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize("row", _real(), ids=lambda row: row["file"])
+def test_real_pdfs_give_their_labeled_dois(row: dict[str, Any]) -> None:
+    """Each PDF (from Debian's TeX Live and R packages; source and licence in labels.jsonl)
+    was labeled by reading its pages, its link annotations and its metadata."""
+    found = list(pdf.find_all(REAL / row["file"]))
+    for where, labels in (
+        ("text", row["dois"]),
+        ("link", row["link_dois"]),
+        ("metadata", row["xmp_dois"]),
+    ):
+        got = sorted(fold(str(f.doi)) for f in found if f.where == where)
+        assert got == sorted(fold(name) for name in labels), where
