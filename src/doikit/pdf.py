@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from doikit._doi import DOI
 
-__all__ = ["MissingExtraError", "PDFFound", "PDFError", "find_all", "is_pdf", "page_texts"]
+__all__ = ["MissingExtraError", "PDFError", "PDFFound", "find_all", "is_pdf", "page_texts"]
 
 INSTALL: Final = "reading PDF files needs the pdf extra: pip install 'doikit[pdf]'"
 # PDFium marks where it joined a line that ended in a hyphen (U+FFFE from get_text_range,
