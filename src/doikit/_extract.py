@@ -147,21 +147,21 @@ _REGISTRANT: Final = (
 # than str.rstrip).
 _TRAIL: Final = r"[.,;:!?'*]*+"
 _TRAIL_CHARS: Final = ".,;:!?'*"
-# What surely ends a DOI, as "not followed by anything else" (one class, no alternation).
-# (Of the enders only the ASCII ones: a candidate that full-width punctuation follows is
-# left to _quick, which keeps the class a bitmap that the engine tests at once.)
-_ENDS_AHEAD: Final = r"(?![^\s\")\]}>|`])"
-_ENDS_AHEAD_IN_URL: Final = r"(?![^\s\")\]}>?#'|`])"
-# Not a final '/', '-' or '.' before a line end, where a broken DOI may go on (one
-# look-behind, no alternation).
-_NO_LINE_BREAK: Final = (
-    r"(?<![/.\-):](?=[ \t]*+\r?(?:\n|\Z)))(?![ \t]*+\r?(?:\n[ \t]*+(?:\.|\Z)|\Z))"
-)
 # A preprint server's name with a version or file after it (_PREPRINT) is left to _quick
 # and the walk, which cut it.
 _NO_PREPRINT: Final = (
     r"(?!1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}(?:[vV][0-9]|\.[a-zA-Z])"
     r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5}(?:[vV][0-9]|\.[a-zA-Z]))"
+)
+# What may follow a DOI the pattern decides, in one look-ahead whose first branches take
+# the common cases at once: a quote, closer or ender; blanks before more text; or a line
+# break, when the line does not end in a character after which a broken DOI may go on
+# ('/', '.', '-', ')', ':') and the next line starts with neither '.' nor a blank. Anything
+# else (the end of the text, a blank line, a next line starting with '.') is left to the
+# walk, which decides every case.
+_DECIDED_END: Final = r"(?=[\")\]}>|`]|[ \t]++[^\s]|(?<![/.\-):])[ \t]*+\r?\n[ \t]*+[^.\s])"
+_DECIDED_END_IN_URL: Final = (
+    r"(?=[\")\]}>?#'|`]|[ \t]++[^\s]|(?<![/.\-):])[ \t]*+\r?\n[ \t]*+[^.\s])"
 )
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
@@ -169,12 +169,12 @@ _CANDIDATE_PATTERN: Final = (
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[^:][Dd][Oo][Ii]:10\.))"
     rf"{_NO_PREPRINT}{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST)}{_TRAIL}"
-    rf"{_ENDS_AHEAD}{_NO_LINE_BREAK}"
+    rf"{_DECIDED_END}"
     # 1: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
     rf"{_NO_PREPRINT}{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST)}{_TRAIL}"
-    rf"{_ENDS_AHEAD_IN_URL}{_NO_LINE_BREAK}()"
+    rf"{_DECIDED_END_IN_URL}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
     rf"{_REGISTRANT}/({_suffix(_ANY_PLAIN, _ANY_PLAIN)})"
@@ -420,7 +420,7 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
 def _url_name(written: str) -> str | None:
     """The name in a URL candidate the pattern has decided (group 1), its escapes decoded;
     None when an escape, a file or a view after the name needs the walk."""
-    if written.count("/") > 1 and (_URL_VIEW(written) or _URL_FILE.search(written)):
+    if written.count("/") > 1 and _URL_VIEW(written):
         return None
     if ("%" in written or written[-1] in "fF") and _URL_ODD_END(written):
         return None
@@ -439,7 +439,9 @@ _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.or
 _URL_VIEW_AFTER: Final = rf"/(?i:{_VIEWS})(?![a-zA-Z0-9])"
 # A view after a name the pattern has decided (which holds no '?', '#' or "'"). The literal
 # '/' it starts with lets the engine search for it at string-search speed.
-_URL_VIEW: Final = re.compile(_URL_VIEW_AFTER, re.ASCII).search
+_URL_VIEW: Final = re.compile(
+    rf"{_URL_VIEW_AFTER}|/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)\Z", re.ASCII
+).search
 _QUICK_URL_ODD: Final = re.compile(rf"[?#']|{_URL_VIEW_AFTER}", re.ASCII).search
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
 # the candidate is unbalanced).
