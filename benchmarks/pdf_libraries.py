@@ -51,16 +51,14 @@ def pdfium_text(data: bytes) -> str:
 
 def pypdf_text(data: bytes) -> str:
     """The text of pypdf's extract_text, page by page."""
-    import pypdf  # noqa: PLC0415
-
+    pypdf = importlib.import_module("pypdf")  # a candidate, not a dependency
     return "\n".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(data)).pages)
 
 
 def pdfminer_text(data: bytes) -> str:
     """pdfminer.six's extract_text (its default layout analysis)."""
-    from pdfminer.high_level import extract_text  # noqa: PLC0415
-
-    return str(extract_text(io.BytesIO(data)))
+    high_level = importlib.import_module("pdfminer.high_level")  # a candidate
+    return str(high_level.extract_text(io.BytesIO(data)))
 
 
 def pdftotext_text(data: bytes) -> str:

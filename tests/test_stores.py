@@ -12,7 +12,7 @@ from doikit import DOI
 from doikit.server import Row, Store, StoreError, open_store
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import AsyncIterator, Awaitable, Callable
 
 
 def run(url: str, body: Callable[[Store], Awaitable[None]]) -> None:
@@ -114,6 +114,45 @@ def test_put_many_replaces_and_is_one_transaction(store_url: str) -> None:
         a = await store.get("10.5555/a")
         assert a is not None
         assert a.values_json == "[2]"
+
+    run(store_url, body)
+
+
+def test_put_batches_is_one_transaction_in_order(store_url: str) -> None:
+    """Batches are written while the next is made, in one transaction: a later batch's row
+    replaces an earlier one's (and its index entries), and if the batches fail after some
+    were written, none of them is committed."""
+
+    async def body(store: Store) -> None:
+        async def good() -> AsyncIterator[list[Row]]:
+            yield [row("10.5555/a", _urls("https://a/1")), row("10.5555/b", _urls("https://b/1"))]
+            await asyncio.sleep(0)
+            yield []
+            yield [row("10.5555/a", _urls("https://a/2"))]
+
+        await store.put_batches(good())
+        a = await store.get("10.5555/a")
+        assert a is not None
+        assert a.values_json == _urls("https://a/2")
+        assert [
+            f.key for f in await store.find("url", "https://a/", "https://a0", ("", ""), 10)
+        ] == ["10.5555/a"]
+        assert [
+            f.text for f in await store.find("url", "https://a/", "https://a0", ("", ""), 10)
+        ] == ["https://a/2"]
+
+        async def failing() -> AsyncIterator[list[Row]]:
+            yield [row("10.5555/c", "[1]")]
+            await asyncio.sleep(0.05)  # the writer has written the first batch by now
+            raise RuntimeError("the second batch cannot be made")
+
+        with pytest.raises(RuntimeError, match="second batch"):
+            await store.put_batches(failing())
+        assert await store.get("10.5555/c") is None
+        b = await store.get("10.5555/b")
+        assert b is not None  # the store still works after the rollback
+        await store.put_many([row("10.5555/d", "[1]")])
+        assert await store.get("10.5555/d") is not None
 
     run(store_url, body)
 

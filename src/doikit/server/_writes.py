@@ -481,18 +481,33 @@ class Writes:
         body = await read_body(request, MAX_DEPOSIT_BODY)
         if not body.strip():
             raise Refused(RC_PROTOCOL_ERROR, "the body is empty: send JSON Lines")
-        lines = body.count(b"\n") + 1
-        if lines > MAX_DEPOSIT_LINES:
+        count = body.count(b"\n") + 1
+        if count > MAX_DEPOSIT_LINES:
             raise Refused(
                 RC_PROTOCOL_ERROR,
-                f"the body has {lines} lines; a deposit takes at most {MAX_DEPOSIT_LINES}"
+                f"the body has {count} lines; a deposit takes at most {MAX_DEPOSIT_LINES}"
                 " (doikit deposit sends 10,000 at a time)",
             )
-        # Reading a large body is CPU work: off the event loop, so reads keep flowing.
-        rows, rejected = await asyncio.to_thread(deposit_rows, body, caller.prefixes)
-        if rows:
-            await self.store.put_many(rows)
-        out = {"responseCode": 1, "accepted": len(rows), "rejected": rejected}
+        # Reading a large body is CPU work: off the event loop, so reads keep flowing; and
+        # in batches, so that the store writes one while the next is read (one transaction).
+        lines = body.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+        now = int(time.time())
+        accepted = 0
+        rejected: list[dict[str, object]] = []
+
+        async def batches() -> AsyncIterator[list[Row]]:
+            nonlocal accepted
+            for first in range(0, len(lines), _READ_BATCH):
+                part = lines[first : first + _READ_BATCH]
+                rows, refused = await asyncio.to_thread(
+                    deposit_rows, part, caller.prefixes, now, first + 1
+                )
+                accepted += len(rows)
+                rejected.extend(refused)
+                yield rows
+
+        await self.store.put_batches(batches())
+        out = {"responseCode": 1, "accepted": accepted, "rejected": rejected}
         text = await asyncio.to_thread(json.dumps, out, ensure_ascii=False, separators=(",", ":"))
         return api_reply(text, 200, params)
 
@@ -509,10 +524,15 @@ class _LineError(Exception):
         self.line = line
 
 
+#: Lines a deposit reads at a time, while the store writes the lines before them.
+_READ_BATCH: Final = 2000
+
+
 def deposit_rows(
-    body: bytes, allowed: tuple[str, ...], now: int | None = None
+    lines: list[bytes], allowed: tuple[str, ...], now: int | None = None, first: int = 1
 ) -> tuple[list[Row], list[dict[str, object]]]:
-    """The rows of a deposit body and the lines refused, each with its number and reason.
+    """The rows of a deposit's *lines* (numbered from *first*) and the lines refused, each
+    with its number and reason.
 
     Whatever a line holds, it is refused on its own: its neighbours go in.
     """
@@ -521,7 +541,7 @@ def deposit_rows(
     unexpected = 0
     rows: list[Row] = []
     rejected: list[dict[str, object]] = []
-    for number, line in enumerate(body.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
+    for number, line in enumerate(lines, first):
         if not line.strip():
             continue
         try:

@@ -16,9 +16,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
 
 from doikit.handle import HandleFormatError, HandleValue, values_from_json
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
 
 
 class StoredRecord(NamedTuple):
@@ -101,6 +104,11 @@ class Store(Protocol):
 
     async def put_many(self, rows: list[Row]) -> None:
         """Create or replace many records in one durable transaction."""
+
+    async def put_batches(self, batches: AsyncIterator[list[Row]]) -> None:
+        """Create or replace the rows of every batch, in order, in one durable transaction
+        that writes each batch while the next is being made (nothing is committed if
+        *batches* raises)."""
 
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """How many records the prefix has, and a page of their names in key order."""

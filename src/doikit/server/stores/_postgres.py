@@ -20,7 +20,7 @@ from doikit.server.stores import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import AsyncIterator, Iterator
 
     from asyncpg.pool import PoolConnectionProxy
 
@@ -87,6 +87,19 @@ def _range(prefix: str) -> tuple[str, str]:
     # The keys of a prefix's names: the folded names start with the prefix and '/', and
     # '0' is the character after '/'.
     return prefix + "/", prefix + "0"
+
+
+async def _put(conn: Connection, rows: list[Row]) -> None:
+    """Create or replace *rows* and their value index inside the caller's transaction (the
+    old values are read in it, so an earlier batch's rows count as old)."""
+    keys = [row.key for row in rows]
+    old: dict[str, str] = dict(
+        await conn.fetch(  # type: ignore[arg-type] # Records are pairs
+            "SELECT key, vals FROM handles WHERE key = ANY($1::text[]) FOR UPDATE", keys
+        )
+    )
+    await conn.executemany(UPSERT, rows)
+    await _apply(conn, *index_changes(rows, old))
 
 
 async def _apply(conn: Connection, gone: Entries, added: Entries) -> None:
@@ -214,14 +227,16 @@ class PostgresStore:
         """Create or replace *rows* in one transaction, with their value index."""
         with _answering():
             async with self.pool.acquire() as conn, conn.transaction():
-                keys = [row.key for row in rows]
-                old: dict[str, str] = dict(
-                    await conn.fetch(  # type: ignore[arg-type] # Records are pairs
-                        "SELECT key, vals FROM handles WHERE key = ANY($1::text[]) FOR UPDATE", keys
-                    )
-                )
-                await conn.executemany(UPSERT, rows)
-                await _apply(conn, *index_changes(rows, old))
+                await _put(conn, rows)
+
+    async def put_batches(self, batches: AsyncIterator[list[Row]]) -> None:
+        """Create or replace the rows of each batch in one transaction, each batch sent
+        while the next is being made; if *batches* raises, nothing is committed."""
+        with _answering():
+            async with self.pool.acquire() as conn, conn.transaction():
+                async for rows in batches:
+                    if rows:
+                        await _put(conn, rows)
 
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """A page of names under *prefix*, in key order (a range of the primary key)."""

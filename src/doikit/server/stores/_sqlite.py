@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import queue
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from doikit.server.stores import (
     Entries,
@@ -20,7 +21,7 @@ from doikit.server.stores import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import AsyncIterator, Callable, Iterator
     from pathlib import Path
 
 T = TypeVar("T")
@@ -80,6 +81,36 @@ def _apply(conn: sqlite3.Connection, gone: Entries, added: Entries) -> None:
     """Delete and add value index entries (added in order: page by page, not all over)."""
     conn.executemany("DELETE FROM value_index WHERE type = ? AND text = ? AND key = ?", gone)
     conn.executemany("INSERT OR IGNORE INTO value_index VALUES (?, ?, ?)", sorted(added))
+
+
+def _put(conn: sqlite3.Connection, rows: list[Row]) -> None:
+    """Create or replace *rows* and their value index, inside the caller's transaction
+    (the old values are read in it, so an earlier batch's rows count as old)."""
+    old: dict[str, str] = {}
+    keys = [row.key for row in rows]
+    for start in range(0, len(keys), 500):
+        part = keys[start : start + 500]
+        marks = ",".join("?" * len(part))
+        old.update(
+            conn.execute(
+                f"SELECT key, vals FROM handles WHERE key IN ({marks})",  # noqa: S608 - only ?s
+                part,
+            ).fetchall()
+        )
+    # In key order (a stable sort: a name given twice keeps its last row), so both B-trees
+    # are written page by page rather than all over.
+    in_order: list[Row] = sorted(rows, key=lambda row: row.key)
+    conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", in_order)
+    _apply(conn, *index_changes(rows, old))
+
+
+#: Handed to the writer thread when the batches fail: it rolls back (an empty batch is
+#: never handed otherwise).
+_ABANDON: Final[list[Row]] = []
+
+
+async def _one(rows: list[Row]) -> AsyncIterator[list[Row]]:
+    yield rows
 
 
 def _index(conn: sqlite3.Connection, key: str, old: str | None, new: str | None) -> None:
@@ -221,33 +252,41 @@ class SQLiteStore:
 
     async def put_many(self, rows: list[Row]) -> None:
         """Create or replace *rows* in one transaction."""
+        await self.put_batches(_one(rows))
+
+    async def put_batches(self, batches: AsyncIterator[list[Row]]) -> None:
+        """Create or replace the rows of each batch in one transaction: the writer thread
+        writes a batch while the event loop awaits the next (a deposit parses it in another
+        thread), and commits after the last; if *batches* raises, nothing is committed."""
+        handed: queue.SimpleQueue[list[Row] | None] = queue.SimpleQueue()
 
         def work() -> None:
             conn = self._w
             conn.execute("BEGIN IMMEDIATE")
             try:
-                old: dict[str, str] = {}
-                keys = [row.key for row in rows]
-                for start in range(0, len(keys), 500):
-                    part = keys[start : start + 500]
-                    marks = ",".join("?" * len(part))
-                    old.update(
-                        conn.execute(
-                            f"SELECT key, vals FROM handles WHERE key IN ({marks})",  # noqa: S608 - only ?s
-                            part,
-                        ).fetchall()
-                    )
-                # In key order (a stable sort: a name given twice keeps its last row), so
-                # both B-trees are written page by page rather than all over.
-                in_order: list[Row] = sorted(rows, key=lambda row: row.key)
-                conn.executemany("INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)", in_order)
-                _apply(conn, *index_changes(rows, old))
+                while (rows := handed.get()) is not None:
+                    if rows is _ABANDON:
+                        conn.execute("ROLLBACK")
+                        return
+                    _put(conn, rows)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
 
-        await self._write(work)
+        written = asyncio.ensure_future(self._write(work))
+        try:
+            async for rows in batches:
+                if written.done():
+                    break  # the writer failed: its error is raised below
+                if rows:
+                    handed.put(rows)
+        except BaseException:
+            handed.put(_ABANDON)
+            await written
+            raise
+        handed.put(None)
+        await written
 
     async def list_names(self, prefix: str, offset: int, limit: int) -> tuple[int, list[str]]:
         """A page of names under *prefix*, in key order (a range of the primary key)."""
