@@ -24,39 +24,6 @@ class _HeadTooBigError(Exception):
     """Raised inside the parser's callback to stop it."""
 
 
-class _OneWrite:
-    """A connection's transport that holds a response's head until its body is written,
-    so that a response goes out in one write (one system call, one packet) rather than
-    uvicorn's two. Informational heads (``100 Continue``, ``101``) are never held, and a
-    head with no body after it is written when the response completes."""
-
-    __slots__ = ("_head", "_transport")
-
-    def __init__(self, transport: asyncio.Transport) -> None:
-        self._transport = transport
-        self._head: bytes | None = None
-
-    def write(self, data: bytes) -> None:
-        if self._head is not None:
-            data, self._head = self._head + data, None
-        elif data.startswith(b"HTTP/1.1 ") and data[9:10] != b"1" and data.endswith(b"\r\n\r\n"):
-            self._head = data
-            return
-        self._transport.write(data)
-
-    def flush(self) -> None:
-        if self._head is not None:
-            head, self._head = self._head, None
-            self._transport.write(head)
-
-    def close(self) -> None:
-        self.flush()
-        self._transport.close()
-
-    def __getattr__(self, name: str) -> Any:  # noqa: ANN401 - the transport's own
-        return getattr(self._transport, name)
-
-
 class GuardedProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with the head and body deadlines, the head size and
     the connection cap of :class:`Limits` (read once per worker from the environment)."""
@@ -106,7 +73,6 @@ class GuardedProtocol(HttpToolsProtocol):
             oldest.transport.abort()
             GuardedProtocol.waiting.pop(oldest, None)
         super().connection_made(transport)
-        self.transport = _OneWrite(transport)  # type: ignore[assignment]
         if GuardedProtocol.sweeping is not self.loop:
             GuardedProtocol.sweeping = self.loop
             self.loop.call_later(_SWEEP, _sweep, self.loop)
@@ -187,7 +153,6 @@ class GuardedProtocol(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         """The response went out; once the request's body is in too (an app may answer
         before reading it, as a refusal does), the next head may come."""
-        self.transport.flush()  # type: ignore[attr-defined]  # a head with no body after it
         self._answered = True
         super().on_response_complete()
         if self._body_in:
