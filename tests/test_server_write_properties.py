@@ -243,3 +243,22 @@ def test_a_plain_deposit_line_reads_as_its_json(
     )
     for candidate in (line, line.replace(b"example", raw)):
         assert _answer(_deposit_row, candidate) == _answer(_json_row, candidate)
+
+
+@settings(max_examples=400)
+@given(
+    name=st.one_of(_TEXTS, st.text()),
+    url=st.one_of(_URLS, st.text()),
+    number=st.one_of(st.integers(), st.booleans()),
+    order=st.permutations(["doi", "url", "line"]),
+)
+def test_doikit_deposit_writes_a_csv_record_as_json_does(
+    name: str, url: str, number: int, order: list[str]
+) -> None:
+    """`doikit deposit` writes a CSV record without the JSON encoder when nothing in it needs
+    escaping; whatever the record holds, the bytes are json.dumps's."""
+    from doikit.server._deposit import encoded  # noqa: PLC0415 - the module's own part
+
+    values = {"doi": name, "url": url, "line": number}
+    item: dict[str, object] = {key: values[key] for key in order}
+    assert encoded(item) == json.dumps(item, ensure_ascii=False).encode("utf-8")
