@@ -17,6 +17,18 @@ def _error(description: str) -> dict[str, Any]:
     return _json(_ERROR, description)
 
 
+def _query(
+    name: str, schema: dict[str, Any], description: str | None = None, **more: object
+) -> dict[str, Any]:
+    """A query parameter (a list of values is repeated: ``?index=1&index=2``)."""
+    parameter: dict[str, Any] = {"name": name, "in": "query", "schema": schema, **more}
+    if description is not None:
+        parameter["description"] = description
+    if schema.get("type") == "array":
+        parameter |= {"style": "form", "explode": True}
+    return parameter
+
+
 _HANDLE_PARAM = {
     "name": "handle",
     "in": "path",
@@ -123,41 +135,24 @@ def openapi() -> dict[str, Any]:
         "summary": "Resolve: the record's values",
         "parameters": [
             _HANDLE_PARAM,
-            {
-                "name": "type",
-                "in": "query",
-                "description": "Only values of this type; 'URL.' also matches URL.x",
-                "schema": {"type": "array", "items": {"type": "string"}},
-                "style": "form",
-                "explode": True,
-            },
-            {
-                "name": "index",
-                "in": "query",
-                "description": "Only the value at this index (OR with type)",
-                "schema": {"type": "array", "items": {"type": "integer"}},
-                "style": "form",
-                "explode": True,
-            },
-            {"name": "pretty", "in": "query", "schema": {"type": "boolean"}},
-            {
-                "name": "auth",
-                "in": "query",
-                "description": "An authoritative answer (every answer here is)",
-                "schema": {"type": "boolean"},
-            },
-            {
-                "name": "cert",
-                "in": "query",
-                "description": "A certified answer (every answer here is)",
-                "schema": {"type": "boolean"},
-            },
-            {
-                "name": "publicOnly",
-                "in": "query",
-                "description": "false: also values without public read (needs credentials)",
-                "schema": {"type": "boolean"},
-            },
+            _query(
+                "type",
+                {"type": "array", "items": {"type": "string"}},
+                "Only values of this type; 'URL.' also matches URL.x",
+            ),
+            _query(
+                "index",
+                {"type": "array", "items": {"type": "integer"}},
+                "Only the value at this index (OR with type)",
+            ),
+            _query("pretty", {"type": "boolean"}),
+            _query("auth", {"type": "boolean"}, "An authoritative answer (every answer here is)"),
+            _query("cert", {"type": "boolean"}, "A certified answer (every answer here is)"),
+            _query(
+                "publicOnly",
+                {"type": "boolean"},
+                "false: also values without public read (needs credentials)",
+            ),
         ],
         "responses": {
             "200": _json(record, "The values (responseCode 200 when none match)"),
@@ -186,17 +181,11 @@ def openapi() -> dict[str, Any]:
             {"$ref": "#/components/schemas/Value"},
         ]
     }
-    indexes = {
-        "name": "index",
-        "in": "query",
-        "description": "Only these values (repeatable); a PUT also takes index=various",
-        "schema": {
-            "type": "array",
-            "items": {"oneOf": [{"type": "integer"}, {"const": "various"}]},
-        },
-        "style": "form",
-        "explode": True,
-    }
+    indexes = _query(
+        "index",
+        {"type": "array", "items": {"oneOf": [{"type": "integer"}, {"const": "various"}]}},
+        "Only these values (repeatable); a PUT also takes index=various",
+    )
     return {
         "openapi": "3.1.0",
         "info": {
@@ -217,18 +206,16 @@ def openapi() -> dict[str, Any]:
                     "parameters": [
                         _NAME_PARAM,
                         indexes,
-                        {
-                            "name": "overwrite",
-                            "in": "query",
-                            "description": "Only 'true' (any case) is true; absent is true",
-                            "schema": {"type": "string"},
-                        },
-                        {
-                            "name": "mintNewSuffix",
-                            "in": "query",
-                            "description": "true: the server appends a unique suffix",
-                            "schema": {"type": "string"},
-                        },
+                        _query(
+                            "overwrite",
+                            {"type": "string"},
+                            "Only 'true' (any case) is true; absent is true",
+                        ),
+                        _query(
+                            "mintNewSuffix",
+                            {"type": "string"},
+                            "true: the server appends a unique suffix",
+                        ),
                     ],
                     "requestBody": {
                         "required": True,
@@ -273,22 +260,9 @@ def openapi() -> dict[str, Any]:
                     "summary": "List the names under a prefix",
                     "security": _BEARER,
                     "parameters": [
-                        {
-                            "name": "prefix",
-                            "in": "query",
-                            "required": True,
-                            "schema": {"type": "string"},
-                        },
-                        {
-                            "name": "page",
-                            "in": "query",
-                            "schema": {"type": "integer", "minimum": 0},
-                        },
-                        {
-                            "name": "pageSize",
-                            "in": "query",
-                            "schema": {"type": "integer", "minimum": 0, "maximum": 10000},
-                        },
+                        _query("prefix", {"type": "string"}, required=True),
+                        _query("page", {"type": "integer", "minimum": 0}),
+                        _query("pageSize", {"type": "integer", "minimum": 0, "maximum": 10000}),
                     ],
                     "responses": {
                         "200": _json(
@@ -347,27 +321,15 @@ def openapi() -> dict[str, Any]:
                     " value of each given type matching its pattern ('*': any run)",
                     "security": _BEARER,
                     "parameters": [
-                        {
-                            "name": "filters",
-                            "in": "query",
-                            "description": "TYPE=pattern pairs, as URL=https://example.org/*",
-                            "schema": {
-                                "type": "object",
-                                "additionalProperties": {"type": "string"},
-                            },
-                            "style": "form",
-                            "explode": True,
-                        },
-                        {
-                            "name": "limit",
-                            "in": "query",
-                            "schema": {"type": "integer", "minimum": 1, "maximum": 10000},
-                        },
-                        {
-                            "name": "page",
-                            "in": "query",
-                            "schema": {"type": "integer", "minimum": 0},
-                        },
+                        _query(
+                            "filters",
+                            {"type": "object", "additionalProperties": {"type": "string"}},
+                            "TYPE=pattern pairs, as URL=https://example.org/*",
+                            style="form",
+                            explode=True,
+                        ),
+                        _query("limit", {"type": "integer", "minimum": 1, "maximum": 10000}),
+                        _query("page", {"type": "integer", "minimum": 0}),
                     ],
                     "responses": {
                         "200": _json(
