@@ -147,12 +147,16 @@ _REGISTRANT: Final = (
 # than str.rstrip).
 _TRAIL: Final = r"[.,;:!?'*]*+"
 _TRAIL_CHARS: Final = ".,;:!?'*"
+# Preprint servers register a name without the version their links carry: bioRxiv and
+# medRxiv (10.1101/2020.03.22.002386v2.full.pdf) and arXiv (10.48550/arXiv.2101.00001v2).
+# Their names after '10.', spelled for patterns with and without IGNORECASE.
+_PREPRINT_NAMES: Final = (
+    r"(?:1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}"
+    r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5})"
+)
 # A preprint server's name with a version or file after it (_PREPRINT) is left to _quick
 # and the walk, which cut it.
-_NO_PREPRINT: Final = (
-    r"(?!1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}(?:[vV][0-9]|\.[a-zA-Z])"
-    r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5}(?:[vV][0-9]|\.[a-zA-Z]))"
-)
+_NO_PREPRINT: Final = rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z]))"
 # What may follow a DOI the pattern decides, in one look-ahead whose first branches take
 # the common cases at once: a quote, closer or ender; blanks before more text; or a line
 # break, when the line does not end in a character after which a broken DOI may go on
@@ -237,13 +241,10 @@ _URL_FILE: Final = re.compile(r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)$", r
 # img.shields.io/badge/DOI-10.5281/zenodo.1-blue.
 _SHIELDS_BADGE: Final = re.compile(r"/badge/doi-\Z", re.IGNORECASE | re.ASCII)
 _BADGE_COLOUR: Final = re.compile(r"-[A-Za-z]+(?:\.(?:svg|png))?\Z", re.ASCII)
-# Preprint servers register a name without the version their links carry: bioRxiv and
-# medRxiv (10.1101/2020.03.22.002386v2.full.pdf) and arXiv (10.48550/arXiv.2101.00001v2).
+# A preprint name, its version and its file (group 1: the registered name).
 _PREPRINTS: Final = ("10.1101/", "10.48550/")
 _PREPRINT: Final = re.compile(
-    r"(10\.1101/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}|10\.48550/arxiv\.[0-9]{4}\.[0-9]{4,5})"
-    r"(?:v[0-9]+)?(?:\.[a-z][a-z.-]*)?",
-    re.IGNORECASE | re.ASCII,
+    rf"(10\.{_PREPRINT_NAMES})(?:v[0-9]+)?(?:\.[a-z][a-z.-]*)?", re.IGNORECASE | re.ASCII
 )
 # In a URL, an escape that decodes to what ends a DOI (whitespace, '"', '|', '`'), and one
 # at the end that decodes to trailing punctuation or a closer.
