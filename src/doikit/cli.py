@@ -352,16 +352,25 @@ def _extract_pdf(path: str, form: str, seen: set[str], *, unique: bool, as_json:
         raise click.ClickException(f"{path}: {exc}") from None
     for one in found:
         doi = one.doi
-        if unique:
-            if doi.key in seen:
-                continue
-            seen.add(doi.key)
+        if not _first_time(seen if unique else None, doi.key):
+            continue
         out = _DOI_FORMS[form](doi)
         if as_json:
             record = {"file": path, "page": one.page, "where": one.where, "text": one.text}
             click.echo(json.dumps({**record, "doi": str(doi), form: out}, ensure_ascii=False))
         else:
             click.echo(out)
+
+
+def _first_time(seen: set[str] | None, key: str) -> bool:
+    """Whether *key* is to be written: always without --unique (*seen* None), else only the
+    first time (then it is added to *seen*)."""
+    if seen is None:
+        return True
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
 
 
 def _noting_shorts(lines: Iterable[str], shorts: collections.deque[FoundShort]) -> Iterator[str]:
@@ -403,23 +412,14 @@ class _Writer:
 
     def doi(self, found: Found) -> None:
         doi = found.doi
-        if self._first(doi.key):
+        if _first_time(self._seen, doi.key):
             self._write(_DOI_FORMS[self._form](doi), "doi", str(doi), found)
 
     def short(self, found: FoundShort) -> None:
         handle = found.handle
-        if self._first(handle):
+        if _first_time(self._seen, handle):
             out = {"bare": "", "url": "https://doi.org/", "uri": "doi:"}[self._form] + handle
             self._write(out, "shortdoi", handle, found)
-
-    def _first(self, key: str) -> bool:
-        """Whether *key* is to be written (always, unless --unique has written it)."""
-        if self._seen is None:
-            return True
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        return True
 
     def _write(self, out: str, field: str, name: str, found: Found | FoundShort) -> None:
         if not self._as_json:
