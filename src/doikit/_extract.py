@@ -240,6 +240,13 @@ _URL_FILE: Final = re.compile(r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)$", r
 # A shields.io badge names its message after 'DOI-' and its colour after the last '-':
 # img.shields.io/badge/DOI-10.5281/zenodo.1-blue.
 _SHIELDS_BADGE: Final = re.compile(r"/badge/doi-\Z", re.IGNORECASE | re.ASCII)
+
+
+def _after_shields_badge(text: str, start: int) -> bool:
+    """Whether a shields.io badge's 'DOI-' ends at *start* (the DOI is its message)."""
+    return _SHIELDS_BADGE.search(text, max(0, start - 16), start) is not None
+
+
 _BADGE_COLOUR: Final = re.compile(r"-[A-Za-z]+(?:\.(?:svg|png))?\Z", re.ASCII)
 # A preprint name, its version and its file (group 1: the registered name).
 _PREPRINTS: Final = ("10.1101/", "10.48550/")
@@ -524,7 +531,7 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         and text[start - 1] in _GLUED
         and not escaped
         and not _PAGE_RANGE_BEFORE.search(text, max(0, start - 8), start)
-        and not _SHIELDS_BADGE.search(text, max(0, start - 16), start)
+        and not _after_shields_badge(text, start)
         and not _SUBFIELD_BEFORE.search(text, max(0, start - 3), start)
     ):
         return None, position
@@ -532,7 +539,7 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     # template field) is escaped; without one, '%2F' is no separator (a bare '%' is literal).
     in_url = (
         _in_url(text, start, escaped=escaped)
-        or _SHIELDS_BADGE.search(text, max(0, start - 16), start) is not None
+        or _after_shields_badge(text, start)
         or (
             prefix[-3:] in _ESCAPED_SLASHES
             and (escaped or _MARKER.search(text, max(0, start - 12), start) is not None)
@@ -782,7 +789,7 @@ def _in_url_length(text: str, start: int, raw: str) -> int:
             tail = None  # the whole suffix: the name itself (https://doi.org/10.1000/x.png)
     if tail is None and text.rfind(_BADGE, max(0, start - _LOOKBACK), start) >= 0:
         tail = _BADGE_IMAGE.search(raw)
-        if tail is None and _SHIELDS_BADGE.search(text, max(0, start - 16), start):
+        if tail is None and _after_shields_badge(text, start):
             tail = _BADGE_COLOUR.search(raw)
     return kept if tail is None else tail.start()
 
