@@ -236,7 +236,8 @@ _VIEWS: Final = (
 )
 # A file after the DOI (…/10.1000/x/status.svg, …/data.json) or a '.pdf' glued to it.
 _URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$", re.IGNORECASE | re.ASCII)
-_URL_FILE: Final = re.compile(r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)$", re.ASCII)
+_FILE_AFTER: Final = r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)\Z"
+_URL_FILE: Final = re.compile(_FILE_AFTER, re.ASCII)
 # A shields.io badge names its message after 'DOI-' and its colour after the last '-':
 # img.shields.io/badge/DOI-10.5281/zenodo.1-blue.
 _SHIELDS_BADGE: Final = re.compile(r"/badge/doi-\Z", re.IGNORECASE | re.ASCII)
@@ -447,9 +448,7 @@ _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.or
 _URL_VIEW_AFTER: Final = rf"/(?i:{_VIEWS})(?![a-zA-Z0-9])"
 # A view after a name the pattern has decided (which holds no '?', '#' or "'"). The literal
 # '/' it starts with lets the engine search for it at string-search speed.
-_URL_VIEW: Final = re.compile(
-    rf"{_URL_VIEW_AFTER}|/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)\Z", re.ASCII
-).search
+_URL_VIEW: Final = re.compile(rf"{_URL_VIEW_AFTER}|{_FILE_AFTER}", re.ASCII).search
 _QUICK_URL_ODD: Final = re.compile(rf"[?#']|{_URL_VIEW_AFTER}", re.ASCII).search
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
 # the candidate is unbalanced).
