@@ -323,7 +323,10 @@ def openapi() -> dict[str, Any]:
                     "parameters": [
                         _query(
                             "filters",
-                            {"type": "object", "additionalProperties": {"type": "string"}},
+                            # Any value: a query string carries only strings, so a typed
+                            # value would describe nothing more (and fuzzers' "wrong-typed"
+                            # values arrive as valid strings: 'null' is a pattern too).
+                            {"type": "object", "additionalProperties": True},
                             "TYPE=pattern pairs, as URL=https://example.org/*",
                             style="form",
                             explode=True,
