@@ -7,9 +7,12 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from doikit import DOI
 from doikit.server import Row, Store, StoreError, open_store
+from doikit.server.stores import index_changes, index_entries
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable, Callable
@@ -261,3 +264,41 @@ def test_the_value_index_follows_every_write(store_url: str) -> None:
         assert await found(store, "https://p/") == []
 
     run(store_url, body)
+
+
+def _plain(url: str) -> str:
+    """A record as a deposit's plain line writes it (the value index's shortcut)."""
+    return (
+        '[{"index":1,"type":"URL","data":{"format":"string","value":"'
+        + url
+        + '"},"ttl":86400,"timestamp":"2026-11-23T00:00:00Z"}]'
+    )
+
+
+_KEYS = st.sampled_from(["10.5555/a", "10.5555/b", "10.5555/c"])
+_TEXTS = st.sampled_from(["https://a/1", "https://a/2", "https://a/3"])
+_RECORDS = st.one_of(
+    _TEXTS.map(_plain),
+    st.lists(_TEXTS, max_size=3).map(lambda urls: _urls(*urls)),
+)
+
+
+@given(
+    old=st.dictionaries(_KEYS, _RECORDS),
+    writes=st.lists(st.tuples(_KEYS, _RECORDS), max_size=6),
+)
+def test_a_batch_s_index_changes_bring_the_index_to_its_last_rows(
+    old: dict[str, str], writes: list[tuple[str, str]]
+) -> None:
+    """For any records before and any batch (names repeated, plain deposit records mixed
+    with others), the entries taken away and added turn the index of the records before
+    into the index of the records after: the batch shortcut agrees with the general rule."""
+
+    def index(records: dict[str, str]) -> set[tuple[str, str, str]]:
+        return {(t, x, k) for k, v in records.items() for t, x in index_entries(v)}
+
+    gone, added = index_changes([Row(k, k, "10.5555", v) for k, v in writes], old)
+    after = dict(old)
+    after.update(writes)
+    assert not gone & added  # (gone may name entries the batch itself added and dropped)
+    assert (index(old) - gone) | added == index(after)

@@ -106,7 +106,8 @@ def bare_name(text: str) -> DOI:
         raise Refused(RC_INVALID_HANDLE, str(exc)) from None
     if str(doi) != text:
         raise Refused(RC_INVALID_HANDLE, f"write the bare DOI name {str(doi)!r}, not {text!r}")
-    size = len(text.encode("utf-8"))
+    # (a name of at most a quarter of the limit in characters fits in any encoding)
+    size = len(text) if len(text) <= MAX_NAME_BYTES // 4 else len(text.encode("utf-8"))
     if size > MAX_NAME_BYTES:
         raise Refused(
             RC_INVALID_HANDLE, f"the name is {size} bytes in UTF-8; the most is {MAX_NAME_BYTES}"
@@ -573,12 +574,13 @@ _PLAIN_LINE: Final = re.compile(
 def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int, stamp: str) -> Row:
     plain = _PLAIN_LINE.fullmatch(line)
     if plain is not None:
+        given_name, given_url, given_number = plain.groups()
         try:
-            name, url = plain.group(1).decode("utf-8"), plain.group(2).decode("utf-8")
+            name, url = given_name.decode("utf-8"), given_url.decode("utf-8")
         except UnicodeDecodeError:
             pass  # the JSON path says where
         else:
-            number = int(plain.group(3)) if plain.group(3) else None
+            number = int(given_number) if given_number else None
             return _url_row(_named(name, allowed, number), name, url, number, stamp)
     return _json_row(line, allowed, now, stamp)
 

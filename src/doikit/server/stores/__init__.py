@@ -145,6 +145,13 @@ _ONE_URL: Final = re.compile(
 )
 
 
+def _plain_url(values_json: str) -> str | None:
+    """The one entry's text of a deposit's common record (one public URL value without
+    escapes), read without decoding the JSON; ``None`` for any other record."""
+    plain = _ONE_URL.fullmatch(values_json)
+    return None if plain is None else plain.group(1)[:INDEXED_CHARS]
+
+
 def index_entries(values_json: str) -> set[tuple[str, str]]:
     """The value index's entries for a record: ``(type, text)`` of each publicly readable
     value whose data is a string, the type in ASCII lower case and the text cut to
@@ -153,9 +160,9 @@ def index_entries(values_json: str) -> set[tuple[str, str]]:
     >>> sorted(index_entries('[{"index":1,"type":"URL","data":{"format":"string","value":"https://a/"}}]'))
     [('url', 'https://a/')]
     """
-    plain = _ONE_URL.fullmatch(values_json)
-    if plain is not None:  # a deposit's common record: one public URL, no escapes
-        return {("url", plain.group(1)[:INDEXED_CHARS])}
+    plain = _plain_url(values_json)
+    if plain is not None:
+        return {("url", plain)}
     out: set[tuple[str, str]] = set()
     values = json.loads(values_json)
     for value in values if isinstance(values, list) else ():
@@ -198,7 +205,11 @@ def index_changes(rows: list[Row], old: dict[str, str]) -> tuple[Entries, Entrie
         before = current.get(key)
         current[key] = row.values_json
         if before is None:  # a new name (a deposit's common row): nothing to take away
-            new.update([(kind, text, key) for kind, text in index_entries(row.values_json)])
+            plain = _plain_url(row.values_json)
+            if plain is not None:  # (no set per row: this loop runs for every deposited line)
+                new.add(("url", plain, key))
+            else:
+                new.update([(kind, text, key) for kind, text in index_entries(row.values_json)])
             continue
         dropped, added = entry_changes(key, before, row.values_json)
         gone |= dropped
