@@ -37,7 +37,7 @@ def test_check_stdin_reports_line_code_and_position() -> None:
     assert done.returncode == 1
     problems = done.stderr.splitlines()
     assert problems[0].startswith("doikit: line 3: registrant at position 5: ")
-    assert problems[1] == "doikit: line 5: byte 0 is not UTF-8"
+    assert problems[1] == "doikit: line 5: byte 1 is not UTF-8"
     assert len(problems) == 2
     assert "Traceback" not in done.stderr
 
@@ -104,7 +104,9 @@ def test_compare() -> None:
     assert (different.returncode, different.stdout) == (1, "different\n")
     invalid = run("compare", "10.1000/x", "nope")
     assert invalid.returncode == 2
-    assert invalid.stderr.startswith("doikit: argument 2: not-a-doi")
+    # One line, as every problem: which argument, what, where.
+    assert invalid.stderr.startswith("doikit: Invalid value for 'SECOND': not-a-doi at position 0: ")
+    assert invalid.stderr.count("\n") == 1
     as_json = json.loads(run("compare", "--json", "10.1/A", "10.1/a").stdout)
     assert as_json == {
         "equivalent": True,
@@ -208,7 +210,9 @@ def test_extract_short_writes_shortdois_in_order_only_when_asked() -> None:
 
 def test_extract_undecodable_bytes_end_a_doi_and_missing_file_is_usage_error() -> None:
     done = run("extract", stdin=b"x 10.1000/ab\xff\xfecd y\n")
-    assert (done.returncode, done.stdout) == (0, "10.1000/ab\n")
+    # Reported with its line and byte, as every command reports it; the line is still read.
+    assert (done.returncode, done.stdout) == (1, "10.1000/ab\n")
+    assert done.stderr == "doikit: line 1: byte 13 is not UTF-8\n"
     missing = run("extract", "/nonexistent/file.txt")
     assert missing.returncode == 2
     assert "Traceback" not in missing.stderr

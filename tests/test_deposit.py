@@ -85,7 +85,7 @@ def test_sniffs_the_format_and_reports_bad_utf8(tmp_path: Path, server: Server) 
     path.write_bytes(b"10.5555/sniff,https://example.org/s\n10.5555/\xff,https://example.org/x\n")
     done = deposit(path, server)
     assert done.returncode == 1
-    assert "line 2: not UTF-8" in done.stderr
+    assert "doikit: line 2: byte 9 is not UTF-8" in done.stderr
     assert httpx.get(f"{server.url}/api/handles/10.5555/sniff").status_code == 200
 
 

@@ -21,6 +21,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Final
 
+from doikit._deposit import MAX_REQUEST
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
 from doikit._syntax import fold
@@ -43,7 +44,6 @@ from doikit.handle import (
 )
 from doikit.handle._values import format_time
 from doikit.server._auth import hash_secret, is_hashed_secret
-from doikit.server._deposit import MAX_REQUEST
 from doikit.server._http import (
     BadPathError,
     Refused,

@@ -1,7 +1,8 @@
 """``doikit deposit``: stream a file of records to a ``doikit serve`` in transactional chunks.
 
 Input is JSON Lines (``{"doi":…,"url":…}`` or ``{"doi":…,"values":[…]}``) or CSV
-(``doi,url``, an optional header row). Each DOI follows seed 003's rule for batch input:
+(``doi,url``; a header row ``doi,url`` in any case, or ``doi;url`` or tab-separated as
+Excel writes them, sets the delimiter). Each DOI follows the DOI Foundation's rule for batch input:
 characters raw or percent-encoded, and ``%`` always starts an escape, so a lone ``%`` is an
 error. Standard library only (``http.client``), so depositing needs no extra.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import http.client
+import itertools
 import json
 import queue
 import re
@@ -21,6 +23,7 @@ from urllib.parse import urlsplit
 
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
+from doikit._lines import NotUTF8
 from doikit._syntax import PercentError, percent_decode
 from doikit.handle._values import HandleFormatError, loads
 
@@ -74,36 +77,57 @@ def _name(text: object) -> str:
     return name
 
 
-def _utf8(lines: Iterable[str]) -> Iterator[str]:
-    """The lines, a BOM before the first dropped; one holding bytes that are not UTF-8 (read
-    as surrogateescape) becomes a marker line that the parsers refuse with its number."""
+def _utf8(lines: Iterable[str | NotUTF8]) -> Iterator[str]:
+    """The lines as :mod:`doikit._lines` reads them: a BOM before the first dropped; one that
+    is not UTF-8 (a :class:`NotUTF8`, or text read as surrogateescape) becomes a marker line
+    that the parsers refuse with its number and byte."""
     for number, line in enumerate(lines):
+        if isinstance(line, NotUTF8):
+            yield f"{_NOT_UTF8}{line}\n"
+            continue
         if number == 0:
             line = line.removeprefix("\ufeff")  # noqa: PLW2901 - the same line, its BOM off
         if not line.isascii():
             try:
                 line.encode("utf-8")
             except UnicodeEncodeError as exc:
-                yield f"{_NOT_UTF8}{exc.start}\n"
+                byte = len(line[: exc.start].encode("utf-8", "surrogateescape")) + 1
+                yield f"{_NOT_UTF8}{NotUTF8(byte)}\n"
                 continue
         yield line
 
 
+# A header row names the delimiter: Excel writes ';' where ',' is the decimal mark, and tabs
+# for "text"; without a header, fields are separated by ','.
+_HEADER: Final = re.compile(r'\s*"?doi"?\s*([,;\t]).*', re.IGNORECASE | re.DOTALL)
+
+
+def _csv_rows(lines: Iterator[str]) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each CSV row after the header, if there is one."""
+    first = next(lines, None)
+    if first is None:
+        return
+    header = None if first.startswith(_NOT_UTF8) else _HEADER.fullmatch(first)
+    reader = csv.reader(
+        itertools.chain(() if header else (first,), lines),
+        delimiter=header.group(1) if header else ",",
+    )
+    offset = 1 if header else 0
+    for row in reader:
+        yield reader.line_num + offset, row
+
+
 def parse_lines(
-    lines: Iterable[str], *, is_csv: bool
+    lines: Iterable[str | NotUTF8], *, is_csv: bool
 ) -> Iterator[tuple[int, dict[str, object] | str]]:
     """(line number, record to send) or (line number, reason it is refused), in order."""
     lines = _utf8(lines)
     if is_csv:
-        reader = csv.reader(lines)
-        for row in reader:
-            number = reader.line_num
+        for number, row in _csv_rows(lines):
             if not row or not "".join(row).strip():
                 continue
             if row[0].startswith(_NOT_UTF8):
-                yield number, f"not UTF-8 at character {row[0][len(_NOT_UTF8) :]}"
-                continue
-            if number == 1 and row[0].strip().lower() == "doi":
+                yield number, row[0][len(_NOT_UTF8) :].strip()
                 continue
             if len(row) != 2:
                 yield number, f"expected 2 fields (doi,url), found {len(row)}"
@@ -117,7 +141,7 @@ def parse_lines(
         if not line.strip():
             continue
         if line.startswith(_NOT_UTF8):
-            yield number, f"not UTF-8 at character {line[len(_NOT_UTF8) :].strip()}"
+            yield number, line[len(_NOT_UTF8) :].strip()
             continue
         try:
             obj = loads(line)  # the server's reader: what it refuses is refused here
@@ -228,7 +252,7 @@ def _bodies(
 
 
 def deposit(
-    lines: Iterable[str],
+    lines: Iterable[str | NotUTF8],
     *,
     is_csv: bool,
     server: str,

@@ -1,6 +1,6 @@
-"""``doikit resolve``, ``doikit which-ra`` and ``doikit cite``: the client on the command line.
-
-Kept apart from :mod:`doikit.cli` so that the core commands never import httpx or aiohttp.
+"""``doikit resolve``, ``doikit which-ra`` and ``doikit cite`` at work: the client on the
+command line. Imported only when one of them runs, so the core commands never import httpx
+or aiohttp (the commands themselves are declared in :mod:`doikit.cli._client`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import click
 
 from doikit._doi import DOI
 from doikit._errors import DOIError, InvalidDOI
+from doikit.cli._input import Input, inputs, problem, stdin_lines
 from doikit.client import AsyncClient, Cache, Client
-from doikit.handle._values import value_to_json
+from doikit.handle._values import type_matches, value_to_json
 from doikit.handle.resolution import resolution_step
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 #: How often the progress line is redrawn, in seconds.
 _REDRAW = 0.2
+#: Seconds without an answer before ``doikit resolve`` says which resolver it waits for.
+_PATIENCE = 3.0
 
 
 def error_code(exc: BaseException) -> str:
@@ -68,28 +71,58 @@ class Progress:
 
 def _first_text(record: HandleRecord, types: tuple[str, ...]) -> str | None:
     for value in record.values:
-        if value.text is not None and (not types or value.type in types):
+        if value.text is not None and (
+            not types or any(type_matches(value.type, wanted) for wanted in types)
+        ):
             return value.text
     return None
 
 
-async def _lines(texts: tuple[str, ...]) -> AsyncIterator[tuple[int, str]]:
-    """(line number, text) for each input: the arguments, or stdin read in a thread."""
+async def _lines(texts: tuple[str, ...]) -> AsyncIterator[Input]:
+    """Each input: the arguments, or the lines of stdin (read in a thread, as every command
+    reads them)."""
     if texts and texts != ("-",):
-        for number, text in enumerate(texts, 1):
-            yield number, text
+        for item in inputs(texts):
+            yield item
         return
     loop = asyncio.get_running_loop()
-    stream = sys.stdin.buffer
-    number = 0
+    lines = stdin_lines()
+
+    def following() -> Input | None:
+        return next(lines, None)
+
     while True:
-        raw = await loop.run_in_executor(None, stream.readline)
-        if not raw:
+        got: Input | None = await loop.run_in_executor(None, following)
+        if got is None:
             return
-        number += 1
-        text = raw.decode("utf-8", "replace").rstrip("\r\n")
-        if text.strip():
-            yield number, text
+        yield got
+
+
+class Waiting:
+    """Says on stderr which resolver a run is waiting for when no answer has come for
+    :data:`_PATIENCE` seconds (once per silence): a resolver that never answers is named
+    within seconds, not after the timeouts and retries have run out."""
+
+    def __init__(self, stream: IO[str], resolver: str) -> None:
+        self.stream = stream
+        self.resolver = resolver
+        self.last = time.monotonic()
+        self.said = False
+
+    def answered(self) -> None:
+        self.last = time.monotonic()
+        self.said = False
+
+    async def watch(self) -> None:
+        while True:
+            await asyncio.sleep(_PATIENCE / 4)
+            silent = time.monotonic() - self.last
+            if silent >= _PATIENCE and not self.said:
+                self.said = True
+                self.stream.write(
+                    f"doikit: waiting for {self.resolver} (no answer for {silent:.0f} s)\n"
+                )
+                self.stream.flush()
 
 
 class _Run:
@@ -107,10 +140,14 @@ class _Run:
 
     async def texts(self, texts: tuple[str, ...]) -> AsyncIterator[str]:
         index = 0
-        async for number, text in _lines(texts):
-            self.numbers[index] = number
+        async for item in _lines(texts):
+            if item.error is not None:
+                problem(item, item.error)
+                self.status = 1
+                continue
+            self.numbers[index] = item.line
             index += 1
-            yield text
+            yield item.text
 
     async def emit(self, item: Resolved) -> None:
         number = self.numbers.pop(item.index, item.index + 1)
@@ -169,6 +206,8 @@ def run_resolve(
     async def main() -> int:
         cache = Cache(cache_path) if cache_path else None
         progress = Progress(sys.stderr, "resolved")
+        waiting = Waiting(sys.stderr, resolver)
+        watcher = asyncio.ensure_future(waiting.watch())
         try:
             async with AsyncClient(
                 resolver, timeout=timeout, mailto=mailto, rate_limit=rate, cache=cache
@@ -177,10 +216,12 @@ def run_resolve(
                 async for item in client.resolve_many(
                     run.texts(texts), concurrency=concurrency, ordered=True, types=types
                 ):
+                    waiting.answered()
                     await run.emit(item)
                     progress.update(ok=item.error is None)
                 return run.status
         finally:
+            watcher.cancel()
             progress.finish()
             if cache is not None:
                 cache.close()

@@ -1,0 +1,254 @@
+"""The directory's commands: ``serve``, ``token``, ``admin`` (server extra) and ``deposit``
+(the core alone: its client is the standard library's ``http.client``)."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from doikit._deposit import DepositError, deposit
+from doikit._lines import NotUTF8
+from doikit.cli._input import decoded, require_extra
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from click._termui_impl import ProgressBar
+
+
+@contextlib.contextmanager
+def _store_errors() -> Iterator[None]:
+    """A store that cannot be opened: one line on stderr and exit 2, not a traceback."""
+    from doikit.server.stores import StoreError  # noqa: PLC0415
+
+    try:
+        yield
+    except StoreError as exc:
+        click.echo(f"doikit: {exc}", err=True)
+        sys.exit(2)
+
+
+@click.command()
+@click.option(
+    "--store",
+    metavar="STORE",
+    help="sqlite:///PATH or postgresql://… (default: a file in the user data directory)",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="The port to listen on.")
+@click.option(
+    "--workers", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."
+)
+@click.option("--demo", is_flag=True, help="Load the demo records (the seeds' example DOIs).")
+@click.option(
+    "--ra", "ra_name", default="doikit", show_default=True, help="The RA name Which RA answers."
+)
+@click.option(
+    "--head-timeout",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="Seconds a request's line and headers may take to arrive.",
+)
+@click.option(
+    "--request-timeout",
+    type=click.FloatRange(min=0.1),
+    default=120.0,
+    show_default=True,
+    help="Seconds a request's body may take to arrive, and the app to answer it.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Open connections per worker; 0: as many as the open-files limit allows.",
+)
+@click.option("--access-log", is_flag=True, help="Write a line per request on stdout.")
+def serve(
+    store: str | None,
+    host: str,
+    port: int,
+    workers: int,
+    *,
+    demo: bool,
+    ra_name: str,
+    head_timeout: float,
+    request_timeout: float,
+    max_connections: int,
+    access_log: bool,
+) -> None:
+    """Run the DOI directory and resolver (doi.org-compatible).
+
+    It says on stdout when it is ready; stop it with Ctrl-C (or SIGTERM).
+    """
+    require_extra("server", "starlette", "uvicorn")
+    from doikit.server._limits import Limits  # noqa: PLC0415
+    from doikit.server._run import run  # noqa: PLC0415
+
+    limits = Limits(
+        head_timeout=head_timeout,
+        body_timeout=request_timeout,
+        request_timeout=request_timeout,
+        connections=max_connections,
+    )
+    with _store_errors():
+        run(
+            store=store,
+            host=host,
+            port=port,
+            workers=workers,
+            demo=demo,
+            ra_name=ra_name,
+            limits=limits,
+            access_log=access_log,
+        )
+
+
+@click.group()
+def token() -> None:
+    """Manage the bearer tokens that may write to a store."""
+
+
+@token.command("create")
+@click.option(
+    "--store", metavar="STORE", help="sqlite:///PATH or postgresql://… (default: as serve)"
+)
+@click.option(
+    "--prefix",
+    "prefixes",
+    multiple=True,
+    required=True,
+    help="A DOI prefix the token may write (repeatable).",
+)
+def token_create(store: str | None, prefixes: tuple[str, ...]) -> None:
+    """Create a token for PREFIXes and print it (alone, on stdout); only its hash is kept."""
+    require_extra("server", "starlette", "uvicorn")
+    from doikit._syntax import PREFIX_ONLY_RE  # noqa: PLC0415
+    from doikit.server._run import create_token  # noqa: PLC0415
+
+    for prefix in prefixes:
+        if not PREFIX_ONLY_RE.fullmatch(prefix):
+            raise click.BadParameter(
+                f"{prefix!r} is not a DOI prefix like 10.5555", param_hint="--prefix"
+            )
+    with _store_errors():
+        click.echo(create_token(store, prefixes))
+
+
+@click.group()
+def admin() -> None:
+    """Manage the Handle identities that may write with HTTP Basic (pyhandle, b2handle)."""
+
+
+_IDENTITY = re.compile(r"([0-9]{1,10}):(.+)", re.ASCII | re.DOTALL)
+
+
+@admin.command("create")
+@click.argument("identity", metavar="INDEX:HANDLE")
+@click.option(
+    "--store", metavar="STORE", help="sqlite:///PATH or postgresql://… (default: as serve)"
+)
+@click.option("--prefix", required=True, help="The DOI prefix the identity administers.")
+def admin_create(identity: str, store: str | None, prefix: str) -> None:
+    """Create the Handle identity INDEX:HANDLE (as 300:10.5555/ADMIN) as an administrator of
+    PREFIX, and print its secret key, alone on the last line; only a salted hash is kept.
+
+    The identity's handle gets the key as an HS_SECKEY value at INDEX, readable by its
+    admins only; the prefix's handle 0.NA/PREFIX gets the identity in its admin group
+    (HS_VLIST 200), which is what Handle clients name in the HS_ADMIN of the names they
+    create. Run again, it gives the identity a new key.
+    """
+    require_extra("server", "starlette", "uvicorn")
+    from doikit._syntax import PREFIX_ONLY_RE  # noqa: PLC0415
+    from doikit.server._http import Refused  # noqa: PLC0415
+    from doikit.server._run import create_admin  # noqa: PLC0415
+    from doikit.server._writes import bare_name  # noqa: PLC0415
+
+    if not PREFIX_ONLY_RE.fullmatch(prefix):
+        raise click.BadParameter(
+            f"{prefix!r} is not a DOI prefix like 10.5555", param_hint="--prefix"
+        )
+    match = _IDENTITY.fullmatch(identity)
+    if match is None or not 0 < int(match.group(1)) < 2**31:
+        raise click.BadParameter(
+            f"{identity!r} is not INDEX:HANDLE with an index from 1 to 2147483647,"
+            " as 300:10.5555/ADMIN",
+            param_hint="INDEX:HANDLE",
+        )
+    try:
+        handle = str(bare_name(match.group(2)))
+    except Refused as exc:
+        raise click.BadParameter(str(exc), param_hint="INDEX:HANDLE") from None
+    try:
+        with _store_errors():
+            secret = create_admin(store, int(match.group(1)), handle, prefix)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{match.group(1)}:{handle} administers {prefix} (admin group 200:0.NA/{prefix})")
+    click.echo("its secret key, shown this once:")
+    click.echo(secret)
+
+
+@click.command("deposit")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--server", required=True, metavar="URL", help="The doikit serve to deposit to.")
+@click.option(
+    "--token",
+    "token_",
+    required=True,
+    envvar="DOIKIT_TOKEN",
+    help="A token for the prefixes (or $DOIKIT_TOKEN).",
+)
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["auto", "jsonl", "csv"]),
+    default="auto",
+    show_default=True,
+    help="auto: by the extension, else by the first line.",
+)
+def deposit_command(file: str, server: str, token_: str, form: str) -> None:
+    """Deposit FILE (JSON Lines or CSV doi,url) in transactional chunks.
+
+    Exit 0 when every line went in, 1 when some were rejected (each reported with its line
+    number), 2 on a usage or connection error.
+    """
+    is_csv = form == "csv" or (form == "auto" and file.lower().endswith(".csv"))
+    stream = click.open_file(file, "rb")
+    lines: Iterator[str | NotUTF8] = (text for _, text in decoded(stream))
+    if form == "auto" and not is_csv and not file.lower().endswith((".jsonl", ".ndjson", ".json")):
+        first = next(lines, "")
+        is_csv = not isinstance(first, NotUTF8) and not first.lstrip().startswith("{")
+        lines = itertools.chain([first] if first else [], lines)
+    total = Path(file).stat().st_size if file != "-" and sys.stderr.isatty() else 0
+    bar = click.progressbar(length=total, label="depositing", file=sys.stderr) if total else None
+    if bar is not None:
+        lines = _counted(lines, bar)
+    try:
+        report = deposit(lines, is_csv=is_csv, server=server, token=token_)
+    except DepositError as exc:
+        click.echo(f"doikit: {exc}", err=True)
+        sys.exit(2)
+    finally:
+        if bar is not None:
+            bar.render_finish()
+        stream.close()
+    for rejection in report.rejected:
+        click.echo(f"doikit: line {rejection.line}: {rejection.reason}", err=True)
+    click.echo(f"deposited {report.accepted}, rejected {len(report.rejected)}", err=True)
+    sys.exit(1 if report.rejected else 0)
+
+
+def _counted(lines: Iterable[str | NotUTF8], bar: ProgressBar[int]) -> Iterator[str | NotUTF8]:
+    """The lines, moving the progress *bar* by their size (bytes, for UTF-8 text)."""
+    for line in lines:
+        if isinstance(line, str):
+            bar.update(len(line) if line.isascii() else len(line.encode("utf-8")))
+        yield line
