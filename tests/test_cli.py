@@ -105,7 +105,9 @@ def test_compare() -> None:
     invalid = run("compare", "10.1000/x", "nope")
     assert invalid.returncode == 2
     # One line, as every problem: which argument, what, where.
-    assert invalid.stderr.startswith("doikit: Invalid value for 'SECOND': not-a-doi at position 0: ")
+    assert invalid.stderr.startswith(
+        "doikit: Invalid value for 'SECOND': not-a-doi at position 0: "
+    )
     assert invalid.stderr.count("\n") == 1
     as_json = json.loads(run("compare", "--json", "10.1/A", "10.1/a").stdout)
     assert as_json == {
@@ -254,3 +256,12 @@ def test_extract_progress_bar_on_a_terminal_for_large_inputs(tmp_path: Path) -> 
     assert out.splitlines()[-1] == b"10.1000/183"
     assert len(out.splitlines()) == 60_001
     assert b"Traceback" not in shown
+
+
+@pytest.mark.parametrize("command", ["check", "convert", "inspect"])
+def test_every_name_command_reads_lines_alike(command: str) -> None:
+    """One reader: a BOM before line 1 is dropped, CRLF ends a line, and a line that is not
+    UTF-8 is refused with its number and byte, in every command the same way."""
+    done = run(command, stdin=b"\xef\xbb\xbf10.1000/182\r\n10.1000/\xe9\r\n")
+    assert done.returncode == 1
+    assert done.stderr == "doikit: line 2: byte 9 is not UTF-8\n"

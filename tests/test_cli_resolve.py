@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 from typing import TYPE_CHECKING
 
@@ -174,3 +175,38 @@ def test_cite_through_content_negotiation(server: Server) -> None:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_resolve_reads_lines_as_check_does_and_types_ignore_case(server: Server) -> None:
+    """A line that is not UTF-8 is refused as `check` refuses it (it resolved a name holding
+    U+FFFD before); `--type url` finds what `--type URL` finds (an empty line before)."""
+    done = subprocess.run(
+        [DOIKIT, "resolve", "--resolver", server.url],
+        input=b"\xef\xbb\xbf10.1000/182\n10.1000/18\xff2\n",
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stdout.decode() == HANDBOOK + "\n"
+    assert done.stderr.decode() == "doikit: line 2: byte 11 is not UTF-8\n"
+    for wanted in ("url", "URL", "Url"):
+        typed = run(server, "resolve", "--type", wanted, "10.1000/182")
+        assert (typed.returncode, typed.stdout) == (0, HANDBOOK + "\n"), wanted
+
+
+def test_resolve_names_the_resolver_it_waits_for() -> None:
+    """A resolver that accepts connections and never answers: within seconds, one line says
+    which resolver doikit is waiting for (44 seconds of silence before)."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        with subprocess.Popen(
+            [DOIKIT, "resolve", "--resolver", url, "--timeout", "30", "10.1000/182"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        ) as process:
+            assert process.stderr is not None
+            line = process.stderr.readline().decode()
+            process.kill()
+    assert line.startswith(f"doikit: waiting for {url} (no answer for ")

@@ -148,3 +148,24 @@ def test_progress_bar_on_a_terminal(tmp_path: Path, server: Server) -> None:
     assert b"depositing" in shown
     assert b"100%" in shown
     assert b"deposited 50, rejected 0" in shown
+
+
+def test_excel_csv_with_bom_header_in_capitals_and_semicolons(
+    tmp_path: Path, server: Server
+) -> None:
+    """What Excel saves as "CSV UTF-8" in a locale whose decimal mark is ',': a BOM, a
+    'DOI;URL' header, ';' between fields, CRLF. Every record goes in (the header was
+    refused as a bad DOI, and a BOM broke line 1)."""
+    path = tmp_path / "export.csv"
+    rows = "".join(f"10.5555/xl-{i};https://example.org/xl/{i}\r\n" for i in range(3))
+    path.write_bytes(b"\xef\xbb\xbf" + ("DOI;URL\r\n" + rows).encode())
+    done = deposit(path, server)
+    assert (done.returncode, done.stderr) == (0, "deposited 3, rejected 0\n")
+    assert httpx.get(f"{server.url}/10.5555/xl-2").headers["location"] == "https://example.org/xl/2"
+
+
+def test_a_bom_does_not_break_the_first_json_line(tmp_path: Path, server: Server) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"doi": "10.5555/bom", "url": "https://example.org/bom"}\n')
+    done = deposit(path, server)
+    assert (done.returncode, done.stderr) == (0, "deposited 1, rejected 0\n")

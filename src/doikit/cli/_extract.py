@@ -151,7 +151,10 @@ def _extract_pdf(path: str, form: str, seen: set[str], *, unique: bool, as_json:
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     try:
         found = list(pdf.find_all(data))
-    except (pdf.MissingExtraError, pdf.PDFError) as exc:
+    except pdf.MissingExtraError as exc:  # as every missing extra: one line, exit 2
+        click.echo(f"doikit: {path}: {exc}", err=True)
+        sys.exit(2)
+    except pdf.PDFError as exc:
         raise click.ClickException(f"{path}: {exc}") from None
     for one in found:
         doi = one.doi
