@@ -5,7 +5,7 @@
 # Python, as scripts/test.sh arranges)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python -m ruff check src tests benchmarks setup.py
+python -m ruff check src tests benchmarks docs setup.py
 python -m ruff format --check src tests benchmarks setup.py
 python -m mypy
 python -m pytest "$@"
