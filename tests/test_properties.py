@@ -203,3 +203,52 @@ def test_fast_paths_agree_with_the_full_parser(text: str) -> None:
     assert doikit.normalize(text) == fold(slow)
     assert doikit.validate(text) == str(DOI(text)) == slow
     assert DOI(text).key == fold(slow)
+
+
+def _one(parse: object, text: str | None) -> tuple[str, object]:
+    """What a per-name function gives for *text*: ('ok', answer) or ('invalid', details)."""
+    if text is None:
+        return ("ok", None)
+    try:
+        return ("ok", parse(text))  # type: ignore[operator]
+    except InvalidDOI as exc:
+        return ("invalid", (exc.code, exc.position, str(exc)))
+
+
+def _answer(item: str | InvalidDOI | None) -> tuple[str, object]:
+    if isinstance(item, InvalidDOI):
+        return ("invalid", (item.code, item.position, str(item)))
+    return ("ok", item)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.text(),
+            st.lists(PRESENTATION_PIECES, max_size=12).map("".join),
+            dois().map(lambda d: d.to_url()),
+        ),
+        max_size=20,
+    )
+)
+def test_the_bulk_functions_give_exactly_the_per_name_answers(texts: list[str | None]) -> None:
+    """normalize_many and parse_many (one C loop on the accelerated build) answer each item
+    as normalize and validate do: the same key or name, None for None, and for an invalid
+    text None or, reported, an InvalidDOI with the same code, position and message."""
+    for many, one in (
+        (doikit.normalize_many, doikit.normalize),
+        (doikit.parse_many, doikit.validate),
+    ):
+        expected = [_one(one, text) for text in texts]
+        reported = [_answer(item) for item in many(texts, errors="report")]
+        assert reported == expected
+        quiet = many(iter(texts))  # any iterable
+        assert quiet == [answer if kind == "ok" else None for kind, answer in expected]
+
+
+def test_the_bulk_functions_refuse_what_is_no_text() -> None:
+    with pytest.raises(TypeError, match="item 1 is a int, not a str or None"):
+        doikit.normalize_many(["10.1000/1", 5])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="errors must be 'none' or 'report'"):
+        doikit.parse_many([], errors="raise")  # type: ignore[call-overload]

@@ -259,6 +259,13 @@ def test_no_reference_leaks() -> None:
                 for function in (_speedups.parse, _speedups.normalize):
                     with contextlib.suppress(InvalidDOI, TypeError):
                         function(fresh)
+            # The bulk loop: every kind of item, reported and not, and a TypeError midway.
+            fresh_texts = [t[:1] + t[1:] for t in texts]
+            for bulk in (_speedups.parse_many, _speedups.normalize_many):
+                for report in (False, True):
+                    bulk([*fresh_texts, None], report)
+                    with contextlib.suppress(TypeError):
+                        bulk([fresh_texts[0], 5, fresh_texts[1]], report)
 
     run()
     gc.collect()

@@ -11,7 +11,7 @@ DOI Foundation.
 
 from __future__ import annotations
 
-from doikit._doi import DOI, is_valid, normalize, validate
+from doikit._doi import DOI, is_valid, normalize, normalize_many, parse_many, validate
 from doikit._errors import (
     ERROR_CODES,
     DOIError,
@@ -63,5 +63,7 @@ __all__ = [
     "is_valid",
     "normalize",
     "normalize_legacy_uri",
+    "normalize_many",
+    "parse_many",
     "validate",
 ]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Final, Self, final
+from typing import TYPE_CHECKING, Final, Literal, Self, cast, final, overload
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from types import ModuleType
 
 from doikit._errors import InvalidDOI
@@ -132,7 +133,7 @@ def _accelerator() -> ModuleType | None:
     except ImportError:
         return None
     # Configured even when not wanted, so that the tests can hold the two to each other.
-    _speedups.configure(_QUICK, parse_rest, fold, _as_text)
+    _speedups.configure(_QUICK, parse_rest, fold, _as_text, InvalidDOI)
     if PURE_PYTHON_WANTED:
         return None
     return _speedups
@@ -331,3 +332,89 @@ _py_normalize: Final = normalize
 if not TYPE_CHECKING and _SPEEDUPS is not None:
     parse = _SPEEDUPS.parse
     normalize = _SPEEDUPS.normalize
+
+
+#: What the bulk functions give for an invalid text: ``"none"`` (``None``) or ``"report"``
+#: (the :class:`InvalidDOI` itself, with its code, position and message).
+Errors = Literal["none", "report"]
+
+
+def _reporting(errors: str) -> bool:
+    if errors not in ("none", "report"):
+        msg = f"errors must be 'none' or 'report', not {errors!r}"
+        raise ValueError(msg)
+    return errors == "report"
+
+
+def _each(
+    texts: Iterable[object], one: Callable[[str], str], *, report: bool
+) -> list[str | InvalidDOI | None]:
+    """The pure-Python twin of the accelerator's bulk loop (``_speedups.c``, ``bulk``)."""
+    out: list[str | InvalidDOI | None] = []
+    for index, text in enumerate(texts):
+        if text is None:
+            out.append(None)
+            continue
+        if not isinstance(text, str):
+            msg = f"item {index} is a {type(text).__name__}, not a str or None"
+            raise TypeError(msg)
+        try:
+            out.append(one(text))
+        except InvalidDOI as exc:
+            out.append(exc if report else None)
+    return out
+
+
+@overload
+def normalize_many(
+    texts: Iterable[str | None], *, errors: Literal["none"] = "none"
+) -> list[str | None]: ...
+@overload
+def normalize_many(
+    texts: Iterable[str | None], *, errors: Literal["report"]
+) -> list[str | InvalidDOI | None]: ...
+def normalize_many(
+    texts: Iterable[str | None], *, errors: Errors = "none"
+) -> list[str | None] | list[str | InvalidDOI | None]:
+    """:func:`normalize` of every text, in one call: a column of names at once.
+
+    ``None`` stays ``None`` (a missing value); an invalid text gives ``None``, or with
+    ``errors="report"`` its :class:`InvalidDOI`. Each answer is exactly what
+    :func:`normalize` gives for that text (a Hypothesis property holds them equal, on both
+    builds); with the C accelerator the loop runs in C.
+
+    >>> normalize_many(["doi:10.1000/ABC", None, "10/abc", "https://doi.org/10.1000%2F182"])
+    ['10.1000/abc', None, None, '10.1000/182']
+    >>> normalize_many(["10.10O0/1"], errors="report")[0].code
+    'registrant'
+
+    :raises TypeError: for an item that is neither a ``str`` nor ``None``.
+    """
+    report = _reporting(errors)
+    if _SPEEDUPS is not None:
+        return cast("list[str | InvalidDOI | None]", _SPEEDUPS.normalize_many(texts, report))
+    return _each(texts, normalize, report=report)
+
+
+@overload
+def parse_many(
+    texts: Iterable[str | None], *, errors: Literal["none"] = "none"
+) -> list[str | None]: ...
+@overload
+def parse_many(
+    texts: Iterable[str | None], *, errors: Literal["report"]
+) -> list[str | InvalidDOI | None]: ...
+def parse_many(
+    texts: Iterable[str | None], *, errors: Errors = "none"
+) -> list[str | None] | list[str | InvalidDOI | None]:
+    """:func:`validate` of every text, in one call: the bare DOI names of a column.
+
+    As :func:`normalize_many`, with the bare name (as written, case kept) for each text.
+
+    >>> parse_many(["DOI: 10.1000/ABC", "not a doi", None])
+    ['10.1000/ABC', None, None]
+    """
+    report = _reporting(errors)
+    if _SPEEDUPS is not None:
+        return cast("list[str | InvalidDOI | None]", _SPEEDUPS.parse_many(texts, report))
+    return _each(texts, parse, report=report)

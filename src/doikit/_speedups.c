@@ -7,10 +7,15 @@
  * for the common presentations, and d.key is a read-only slot. Its parse() and
  * normalize() are doikit's functions of those names without their Python frame.
  *
- * The parsing rules are not written here twice. The common presentations are decided by
- * the compiled pattern of doikit._present (_QUICK), which this module calls; everything
- * else goes to the Python parser (parse_rest), and non-ASCII keys to fold(). doikit._doi
- * hands these in once, through configure().
+ * The common presentations are decided by the compiled pattern of doikit._present
+ * (_QUICK), which this module calls; everything else goes to the Python parser
+ * (parse_rest), and non-ASCII keys to fold(). doikit._doi hands these in once, through
+ * configure(). One thing is written here a second time, for speed (issue 15): quick_name()
+ * reads _QUICK's shapes of ASCII text in one pass, escapes included, where calling the
+ * pattern and decoding escapes in Python cost ten times more. It decides only a strict
+ * subset of what _QUICK decides, and only when the answer is sure; anything else goes the
+ * way above. Hypothesis properties hold this module to the Python parser on any text
+ * (tests/test_speedups.py), and tests/test_properties.py holds _QUICK to the full parser.
  *
  * The state: the name as written, and the key (the name with ASCII letters lower-cased,
  * 004 ch. 3). Strings only, so no reference cycles: the type needs no GC support.
@@ -39,6 +44,7 @@ static PyObject *parse_rest; /* _present.parse_rest(text, match) -> name */
 static PyObject *fold;       /* _syntax.fold(name) -> key */
 static PyObject *as_text;    /* _doi._as_text(value) -> str, or TypeError */
 static PyObject *name_group; /* 2: the group of _QUICK that holds a plain name */
+static PyObject *invalid_doi; /* doikit.InvalidDOI: caught per item by the bulk functions */
 
 /* The key of an ASCII name: a new reference (the name itself when it has no capital). */
 static PyObject *
@@ -115,12 +121,202 @@ configured(void)
     return 1;
 }
 
+static inline int
+is_digit(Py_UCS1 c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static inline int
+hex_value(Py_UCS1 c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    return -1;
+}
+
+/* Whether s[at:] starts with the lower-case ASCII *literal*, ASCII case ignored. */
+static int
+starts(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at, const char *literal)
+{
+    for (; *literal; literal++, at++) {
+        if (at >= n) {
+            return 0;
+        }
+        Py_UCS1 c = s[at];
+        if (c >= 'A' && c <= 'Z') {
+            c = (Py_UCS1)(c + ('a' - 'A'));
+        }
+        if (c != (Py_UCS1)*literal) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The length of _QUICK's presentation head at the start of s, or -1 for none; *urn is set
+ * for urn:doi:. (The heads, as _QUICK spells them: doi.org, dx.doi.org, www.doi.org and
+ * hdl.handle.net URLs with or without http(s)://, 'doi:', 'doi: ', 'doi ', 'info:doi/',
+ * 'hdl:' and 'urn:doi:', ASCII case ignored.) */
+static Py_ssize_t
+head_length(const Py_UCS1 *s, Py_ssize_t n, int *urn)
+{
+    *urn = 0;
+    if (starts(s, n, 0, "urn:doi:")) {
+        *urn = 1;
+        return 8;
+    }
+    if (starts(s, n, 0, "info:doi/")) {
+        return 9;
+    }
+    if (starts(s, n, 0, "hdl:")) {
+        return 4;
+    }
+    if (starts(s, n, 0, "doi:")) {
+        return (n > 4 && s[4] == ' ') ? 5 : 4;
+    }
+    if (starts(s, n, 0, "doi ")) {
+        return 4;
+    }
+    Py_ssize_t at = starts(s, n, 0, "https://") ? 8 : starts(s, n, 0, "http://") ? 7 : 0;
+    if (starts(s, n, at, "doi.org/")) {
+        return at + 8;
+    }
+    if (starts(s, n, at, "dx.doi.org/")) {
+        return at + 11;
+    }
+    if (starts(s, n, at, "www.doi.org/")) {
+        return at + 12;
+    }
+    if (starts(s, n, at, "hdl.handle.net/")) {
+        return at + 15;
+    }
+    return -1;
+}
+
+/* The name in *text* when it has one of _QUICK's shapes and is ASCII, its escapes decoded
+ * (a new reference); NULL without an exception when this cannot decide (the pattern and
+ * the Python parser then do), NULL with one on a memory error. It decides only where the
+ * answer is sure: every escape two hex digits for a printable ASCII character. */
+static PyObject *
+quick_name(PyObject *text)
+{
+    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) {
+        return NULL; /* (parse() and normalize() take any object: the pattern refuses it) */
+    }
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int urn = 0, bare = n >= 3 && s[0] == '1' && s[1] == '0' && s[2] == '.';
+    Py_ssize_t start = bare ? 0 : head_length(s, n, &urn);
+    if (start < 0) {
+        return NULL;
+    }
+    /* the prefix: 10. and digits, with '.' subdivisions */
+    Py_ssize_t at = start;
+    if (!(n - at > 3 && s[at] == '1' && s[at + 1] == '0' && s[at + 2] == '.' &&
+          is_digit(s[at + 3]))) {
+        return NULL;
+    }
+    at += 3;
+    for (;;) {
+        while (at < n && is_digit(s[at])) {
+            at++;
+        }
+        if (at + 1 < n && s[at] == '.' && is_digit(s[at + 1])) {
+            at++;
+            continue;
+        }
+        break;
+    }
+    Py_ssize_t prefix_end = at;
+    int escapes = 0;
+    if (at < n && s[at] == (urn ? ':' : '/')) {
+        at++;
+    }
+    else if (!bare && !urn && at + 2 < n && s[at] == '%' && s[at + 1] == '2' &&
+             (s[at + 2] == 'F' || s[at + 2] == 'f')) {
+        at += 3;
+        escapes = 1;
+    }
+    else {
+        return NULL;
+    }
+    Py_ssize_t suffix = at;
+    if (suffix >= n) {
+        return NULL;
+    }
+    if (bare) { /* literal: printable ASCII and spaces, no '%', not ending in ' ' or '/' */
+        for (; at < n; at++) {
+            if (s[at] < ' ' || s[at] > '~' || s[at] == '%') {
+                return NULL;
+            }
+        }
+        if (s[n - 1] == ' ' || s[n - 1] == '/') {
+            return NULL;
+        }
+        return Py_NewRef(text);
+    }
+    /* after a head: printable ASCII but ' ', '#' and '?'; escapes decoded */
+    for (; at < n; at++) {
+        Py_UCS1 c = s[at];
+        if (c < '!' || c > '~' || c == '#' || c == '?') {
+            return NULL;
+        }
+        escapes |= c == '%';
+    }
+    if (!escapes && !urn) {
+        return PyUnicode_Substring(text, start, n);
+    }
+    /* into a buffer as long as the text (escapes only shorten it): a URN's ':' becomes the
+     * '/' it stands for, escapes are decoded */
+    Py_ssize_t from = urn ? suffix : start;
+    Py_UCS1 *buffer = PyMem_Malloc((size_t)n + 1);
+    if (buffer == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    Py_ssize_t length = 0;
+    if (urn) {
+        memcpy(buffer, s + start, (size_t)(prefix_end - start));
+        length = prefix_end - start;
+        buffer[length++] = '/';
+    }
+    for (at = from; at < n; at++) {
+        Py_UCS1 c = s[at];
+        if (c == '%') {
+            int high = at + 2 < n ? hex_value(s[at + 1]) : -1;
+            int low = high < 0 ? -1 : hex_value(s[at + 2]);
+            c = (Py_UCS1)(16 * high + low);
+            if (low < 0 || c < ' ' || c > '~') {
+                PyMem_Free(buffer);
+                return NULL;
+            }
+            at += 2;
+        }
+        buffer[length++] = c;
+    }
+    PyObject *name = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buffer, length);
+    PyMem_Free(buffer);
+    return name;
+}
+
 /* The bare name in *text* (a new reference), as doikit._present.parse reads it: a plain
  * name that the compiled pattern decides whole (group 2, no escapes) is the name; anything
  * else goes to the Python parser, which raises InvalidDOI where it is no DOI. */
 static PyObject *
 parse_name(PyObject *text)
 {
+    PyObject *decided = quick_name(text);
+    if (decided != NULL || PyErr_Occurred()) {
+        return decided;
+    }
     PyObject *match = PyObject_CallOneArg(quick, text);
     if (match == NULL) {
         return NULL;
@@ -262,15 +458,109 @@ static PyTypeObject StateType = {
 static PyObject *
 configure(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    PyObject *quick_, *parse_rest_, *fold_, *as_text_;
-    if (!PyArg_ParseTuple(args, "OOOO:configure", &quick_, &parse_rest_, &fold_, &as_text_)) {
+    PyObject *quick_, *parse_rest_, *fold_, *as_text_, *invalid_doi_;
+    if (!PyArg_ParseTuple(args, "OOOOO:configure", &quick_, &parse_rest_, &fold_, &as_text_,
+                          &invalid_doi_)) {
         return NULL;
     }
     Py_XSETREF(quick, Py_NewRef(quick_));
     Py_XSETREF(parse_rest, Py_NewRef(parse_rest_));
     Py_XSETREF(fold, Py_NewRef(fold_));
     Py_XSETREF(as_text, Py_NewRef(as_text_));
+    Py_XSETREF(invalid_doi, Py_NewRef(invalid_doi_));
     Py_RETURN_NONE;
+}
+
+/* The InvalidDOI being raised, taken off the error indicator (a new reference). */
+static PyObject *
+take_raised(void)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+    return value;
+#endif
+}
+
+/* parse_many / normalize_many: one answer per item of *texts*, in one C loop. None stays
+ * None; a str is parsed (and with *want_key* keyed); an InvalidDOI becomes None, or with
+ * *report* the exception itself; anything else is a TypeError naming the item. */
+static PyObject *
+bulk(PyObject *args, int want_key)
+{
+    PyObject *texts;
+    int report;
+    if (!configured() || !PyArg_ParseTuple(args, "Op", &texts, &report)) {
+        return NULL;
+    }
+    PyObject *iterator = PyObject_GetIter(texts);
+    if (iterator == NULL) {
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        Py_DECREF(iterator);
+        return NULL;
+    }
+    Py_ssize_t index = 0;
+    PyObject *item;
+    while ((item = PyIter_Next(iterator)) != NULL) {
+        PyObject *answer = NULL;
+        if (item == Py_None) {
+            answer = Py_NewRef(Py_None);
+        }
+        else if (!PyUnicode_Check(item)) {
+            PyErr_Format(PyExc_TypeError, "item %zd is a %.100s, not a str or None", index,
+                         Py_TYPE(item)->tp_name);
+        }
+        else {
+            answer = parse_name(item);
+            if (answer != NULL && want_key) {
+                Py_SETREF(answer, key_of(answer));
+            }
+            if (answer == NULL && PyErr_ExceptionMatches(invalid_doi)) {
+                if (report) {
+                    answer = take_raised();
+                }
+                else {
+                    PyErr_Clear();
+                    answer = Py_NewRef(Py_None);
+                }
+            }
+        }
+        Py_DECREF(item);
+        if (answer == NULL || PyList_Append(out, answer) < 0) {
+            Py_XDECREF(answer);
+            Py_DECREF(out);
+            Py_DECREF(iterator);
+            return NULL;
+        }
+        Py_DECREF(answer);
+        index++;
+    }
+    Py_DECREF(iterator);
+    if (PyErr_Occurred()) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *
+module_parse_many(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    return bulk(args, 0);
+}
+
+static PyObject *
+module_normalize_many(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    return bulk(args, 1);
 }
 
 static PyObject *
@@ -308,8 +598,17 @@ static PyMethodDef module_methods[] = {
                "lower-cased.\n\n"
                "Two texts name the same DOI exactly when their keys are equal.\n\n"
                ":raises InvalidDOI: when it is not a DOI name.")},
+    {"parse_many", module_parse_many, METH_VARARGS,
+     PyDoc_STR("parse_many(texts, report, /)\n--\n\n"
+               "The bare name of each text (None stays None); an invalid one is None, or "
+               "with *report* its InvalidDOI.")},
+    {"normalize_many", module_normalize_many, METH_VARARGS,
+     PyDoc_STR("normalize_many(texts, report, /)\n--\n\n"
+               "The comparison key of each text (None stays None); an invalid one is None, "
+               "or with *report* its InvalidDOI.")},
     {"configure", configure, METH_VARARGS,
-     PyDoc_STR("configure(quick, parse_rest, fold, as_text): the Python parts (internal).")},
+     PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi): the Python parts "
+               "(internal).")},
     {NULL},
 };
 

@@ -1,5 +1,5 @@
 # The optional C accelerator (_speedups.c): doikit._doi.DOIState in C.
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from re import Match
 from typing import Self
 
@@ -20,7 +20,10 @@ def configure(
     parse_rest: Callable[[str, Match[str] | None], str],
     fold: Callable[[str], str],
     as_text: Callable[[object], str],
+    invalid_doi: type[Exception],
     /,
 ) -> None: ...
 def parse(text: str, /) -> str: ...
 def normalize(text: str, /) -> str: ...
+def parse_many(texts: Iterable[object], report: bool, /) -> list[str | Exception | None]: ...
+def normalize_many(texts: Iterable[object], report: bool, /) -> list[str | Exception | None]: ...
