@@ -201,12 +201,19 @@ head_length(const Py_UCS1 *s, Py_ssize_t n, int *urn)
     return -1;
 }
 
+static inline Py_UCS1
+lower_ascii(Py_UCS1 c)
+{
+    return (c >= 'A' && c <= 'Z') ? (Py_UCS1)(c + ('a' - 'A')) : c;
+}
+
 /* The name in *text* when it has one of _QUICK's shapes and is ASCII, its escapes decoded
- * (a new reference); NULL without an exception when this cannot decide (the pattern and
- * the Python parser then do), NULL with one on a memory error. It decides only where the
- * answer is sure: every escape two hex digits for a printable ASCII character. */
+ * (a new reference), or with *key* its key (ASCII letters lower-cased as they are copied);
+ * NULL without an exception when this cannot decide (the pattern and the Python parser then
+ * do), NULL with one on a memory error. It decides only where the answer is sure: every
+ * escape two hex digits for a printable ASCII character. */
 static PyObject *
-quick_name(PyObject *text)
+quick_name(PyObject *text, int key)
 {
     if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) {
         return NULL; /* (parse() and normalize() take any object: the pattern refuses it) */
@@ -261,7 +268,7 @@ quick_name(PyObject *text)
         if (s[n - 1] == ' ' || s[n - 1] == '/') {
             return NULL;
         }
-        return Py_NewRef(text);
+        return key ? ascii_key(text) : Py_NewRef(text);
     }
     /* after a head: printable ASCII but ' ', '#' and '?'; escapes decoded */
     for (; at < n; at++) {
@@ -272,7 +279,17 @@ quick_name(PyObject *text)
         escapes |= c == '%';
     }
     if (!escapes && !urn) {
-        return PyUnicode_Substring(text, start, n);
+        if (!key) {
+            return PyUnicode_Substring(text, start, n);
+        }
+        PyObject *out = PyUnicode_New(n - start, 127);
+        if (out != NULL) {
+            Py_UCS1 *to = PyUnicode_1BYTE_DATA(out);
+            for (at = start; at < n; at++) {
+                *to++ = lower_ascii(s[at]);
+            }
+        }
+        return out;
     }
     /* into a buffer as long as the text (escapes only shorten it): a URN's ':' becomes the
      * '/' it stands for, escapes are decoded */
@@ -284,7 +301,7 @@ quick_name(PyObject *text)
     }
     Py_ssize_t length = 0;
     if (urn) {
-        memcpy(buffer, s + start, (size_t)(prefix_end - start));
+        memcpy(buffer, s + start, (size_t)(prefix_end - start)); /* digits and dots */
         length = prefix_end - start;
         buffer[length++] = '/';
     }
@@ -300,7 +317,7 @@ quick_name(PyObject *text)
             }
             at += 2;
         }
-        buffer[length++] = c;
+        buffer[length++] = key ? lower_ascii(c) : c;
     }
     PyObject *name = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buffer, length);
     PyMem_Free(buffer);
@@ -313,7 +330,7 @@ quick_name(PyObject *text)
 static PyObject *
 parse_name(PyObject *text)
 {
-    PyObject *decided = quick_name(text);
+    PyObject *decided = quick_name(text, 0);
     if (decided != NULL || PyErr_Occurred()) {
         return decided;
     }
@@ -471,6 +488,23 @@ configure(PyObject *Py_UNUSED(module), PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The key of the name in *text* (a new reference): decided and lower-cased in one pass
+ * where quick_name can, else parsed, then keyed. */
+static PyObject *
+normalized(PyObject *text)
+{
+    PyObject *key = quick_name(text, 1);
+    if (key != NULL || PyErr_Occurred()) {
+        return key;
+    }
+    PyObject *name = parse_name(text);
+    if (name == NULL) {
+        return NULL;
+    }
+    Py_SETREF(name, key_of(name));
+    return name;
+}
+
 /* The InvalidDOI being raised, taken off the error indicator (a new reference). */
 static PyObject *
 take_raised(void)
@@ -519,10 +553,7 @@ bulk(PyObject *args, int want_key)
                          Py_TYPE(item)->tp_name);
         }
         else {
-            answer = parse_name(item);
-            if (answer != NULL && want_key) {
-                Py_SETREF(answer, key_of(answer));
-            }
+            answer = want_key ? normalized(item) : parse_name(item);
             if (answer == NULL && PyErr_ExceptionMatches(invalid_doi)) {
                 if (report) {
                     answer = take_raised();
@@ -578,13 +609,7 @@ module_normalize(PyObject *Py_UNUSED(module), PyObject *text)
     if (!configured()) {
         return NULL;
     }
-    PyObject *name = parse_name(text);
-    if (name == NULL) {
-        return NULL;
-    }
-    PyObject *key = key_of(name);
-    Py_DECREF(name);
-    return key;
+    return normalized(text);
 }
 
 static PyMethodDef module_methods[] = {
