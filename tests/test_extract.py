@@ -136,8 +136,8 @@ def test_a_chunk_ending_in_blanks_before_a_line_break() -> None:
         ("&lt;10.1000/188&gt; x", [("10.1000/188", "10.1000/188")]),
         # an escaped presentation in a query value
         ("https://x.org/?id=doi%3A10.1000%2F187&b=1", [("10.1000/187", "10.1000%2F187")]),
-        # a bare '&' or an unknown name is just a character
-        ("10.1000/x&y;z", [("10.1000/x&y;z", "10.1000/x&y;z")]),
+        # a bare '&' or an unknown name is just a character (and ';' before a digit too)
+        ("10.1000/x&y;2", [("10.1000/x&y;2", "10.1000/x&y;2")]),
     ],
 )
 def test_html_character_references(text: str, expected: list[tuple[str, str]]) -> None:
@@ -373,8 +373,10 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
     from doikit import _extract as x  # noqa: PLC0415 - the module's own parts
 
     end = _reference_run_end(text, index, in_url=in_url)
-    while text[end - 1] in x._JOINS_AFTER or (
-        text[end - 1].isalnum() and x._BREAK_THEN_DOT(text, end)
+    while (
+        text[end - 1] in x._JOINS_AFTER
+        or (text[end - 1].isalnum() and x._BREAK_THEN_DOT(text, end))
+        or (text[end - 1] == ";" and x._SICI_CHECK_BREAK(text, end - 3))
     ):
         line_break = x._LINE_BREAK.match(text, end)
         if line_break is None or line_break.end() == len(text):
@@ -401,7 +403,9 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
             if not depth or depth[-1] != char:
                 return at
             depth.pop()
-        elif at != reference_end and x._NEXT_DOI.match(text, at):
+        elif at != reference_end and (
+            x._NEXT_DOI.match(text, at) or (char in ",;" and x._FIELD_AFTER(text, at + 1))
+        ):
             return at
     return end
 
