@@ -1,0 +1,132 @@
+"""DOI names in Arrow columns (extra ``arrow``: pyarrow): a function per column, not per name.
+
+Every function takes a ``pyarrow`` string array or chunked array (``string``,
+``large_string`` or ``string_view``, nulls allowed) and gives one of the same length and
+chunking, null where the input is null. Each answer is exactly what the per-name function
+gives (a Hypothesis property holds them equal); a text that is no DOI gives null, or
+``False`` for :func:`is_valid`.
+
+>>> import pyarrow as pa
+>>> from doikit import arrow
+>>> refs = pa.array(["doi:10.1000/ABC", None, "not a doi", "https://doi.org/10.1000%2F182"])
+>>> arrow.normalize(refs).to_pylist()
+['10.1000/abc', None, None, '10.1000/182']
+>>> arrow.is_valid(refs).to_pylist()
+[True, None, False, True]
+>>> arrow.find_all(pa.array(["see doi:10.1000/1 and 10.1000/2.", None])).to_pylist()
+[[{'doi': '10.1000/1', 'start': 8, 'end': 17}, {'doi': '10.1000/2', 'start': 22, 'end': 31}], None]
+
+The names are read by :func:`doikit.normalize_many` and :func:`doikit.parse_many`, one C
+call per chunk on the accelerated build.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from doikit._doi import DOI, normalize_many, parse_many
+from doikit._extract import find_all as _find_all
+
+try:
+    import pyarrow as pa
+except ImportError as exc:  # pragma: no cover - the extra is installed in the test suite
+    msg = "doikit.arrow needs the arrow extra: pip install 'doikit[arrow]'"
+    raise ImportError(msg) from exc
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["FOUND", "find_all", "is_valid", "normalize", "prefix", "to_url", "validate"]
+
+Column = TypeVar("Column", "pa.Array[Any]", "pa.ChunkedArray[Any]")
+
+#: The type of :func:`find_all`'s answer for each text: the DOIs found, in order, with the
+#: span of each in the text (character offsets, as ``str`` indexes them).
+FOUND = pa.list_(pa.struct([("doi", pa.string()), ("start", pa.int64()), ("end", pa.int64())]))
+
+
+def _strings(array: pa.Array[Any]) -> list[str | None]:
+    if not (
+        pa.types.is_string(array.type)
+        or pa.types.is_large_string(array.type)
+        or pa.types.is_string_view(array.type)
+    ):
+        msg = f"doikit.arrow takes a column of strings, not {array.type}"
+        raise TypeError(msg)
+    return array.to_pylist()
+
+
+def _each_chunk(column: Column, convert: Callable[[pa.Array[Any]], pa.Array[Any]]) -> Column:
+    if isinstance(column, pa.ChunkedArray):
+        chunks = [convert(chunk) for chunk in column.chunks]
+        return pa.chunked_array(chunks, type=chunks[0].type if chunks else None)
+    return convert(column)
+
+
+def normalize(column: Column) -> Column:
+    """The comparison key of each text's DOI name (:func:`doikit.normalize`)."""
+    return _each_chunk(column, lambda a: pa.array(normalize_many(_strings(a)), pa.string()))
+
+
+def validate(column: Column) -> Column:
+    """The bare DOI name of each text (:func:`doikit.validate`), case as written."""
+    return _each_chunk(column, lambda a: pa.array(parse_many(_strings(a)), pa.string()))
+
+
+def is_valid(column: Column) -> Column:
+    """Whether each text is a DOI name in some presentation (:func:`doikit.is_valid`)."""
+
+    def convert(array: pa.Array[Any]) -> pa.Array[Any]:
+        texts = _strings(array)
+        names = parse_many(texts)
+        valid = [None if t is None else n is not None for t, n in zip(texts, names, strict=True)]
+        return pa.array(valid, pa.bool_())
+
+    return _each_chunk(column, convert)
+
+
+def to_url(column: Column, resolver: str = "https://doi.org/") -> Column:
+    """Each text's DOI as a resolver URL with the Handbook's encoding (:meth:`DOI.to_url`)."""
+    known = DOI._known  # noqa: SLF001 - the names come from parse_many, already checked
+
+    def convert(array: pa.Array[Any]) -> pa.Array[Any]:
+        names = parse_many(_strings(array))
+        return pa.array(
+            [None if name is None else known(name).to_url(resolver) for name in names],
+            pa.string(),
+        )
+
+    return _each_chunk(column, convert)
+
+
+def prefix(column: Column) -> Column:
+    """The prefix of each text's DOI name (``10.1000``)."""
+
+    def convert(array: pa.Array[Any]) -> pa.Array[Any]:
+        names = parse_many(_strings(array))
+        return pa.array(
+            [None if name is None else name[: name.index("/")] for name in names], pa.string()
+        )
+
+    return _each_chunk(column, convert)
+
+
+def find_all(column: Column) -> Column:
+    """Every DOI name in each text (:func:`doikit.find_all`), as a list of
+    ``{doi, start, end}`` (type :data:`FOUND`); null for a null text."""
+
+    def convert(array: pa.Array[Any]) -> pa.Array[Any]:
+        return pa.array(
+            [
+                None
+                if text is None
+                else [
+                    {"doi": str(found.doi), "start": found.start, "end": found.end}
+                    for found in _find_all(text)
+                ]
+                for text in _strings(array)
+            ],
+            FOUND,
+        )
+
+    return _each_chunk(column, convert)
