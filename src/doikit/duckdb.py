@@ -52,6 +52,4 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
     ]
     for name, function, returns in functions:
         # (SPECIAL: the functions take NULL in and give NULL out for a text that is no DOI)
-        con.create_function(
-            name, function, [VARCHAR], returns, type=ARROW, null_handling=SPECIAL
-        )
+        con.create_function(name, function, [VARCHAR], returns, type=ARROW, null_handling=SPECIAL)
