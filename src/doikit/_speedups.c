@@ -207,29 +207,30 @@ lower_ascii(Py_UCS1 c)
     return (c >= 'A' && c <= 'Z') ? (Py_UCS1)(c + ('a' - 'A')) : c;
 }
 
-/* The name in *text* when it has one of _QUICK's shapes and is ASCII, its escapes decoded
- * (a new reference), or with *key* its key (ASCII letters lower-cased as they are copied);
- * NULL without an exception when this cannot decide (the pattern and the Python parser then
- * do), NULL with one on a memory error. It decides only where the answer is sure: every
- * escape two hex digits for a printable ASCII character. */
-static PyObject *
-quick_name(PyObject *text, int key)
+/* A text of one of _QUICK's shapes, as quick_shape() reads it: where the name starts (after
+ * the head), where its prefix ends and its suffix starts, and what it is. */
+typedef struct {
+    Py_ssize_t start, prefix_end, suffix;
+    int urn, bare, escapes;
+} Shape;
+
+/* Whether the bytes s[0:n] have one of _QUICK's shapes this decides (then *shape* says
+ * which): a bare name of printable ASCII without '%' (not ending in ' ' or '/'), or a head
+ * and a name of printable ASCII without ' ', '#' or '?', escapes allowed. Any byte outside
+ * ASCII makes it undecided, so UTF-8 can be read as it is. */
+static int
+quick_shape(const Py_UCS1 *s, Py_ssize_t n, Shape *shape)
 {
-    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) {
-        return NULL; /* (parse() and normalize() take any object: the pattern refuses it) */
-    }
-    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int urn = 0, bare = n >= 3 && s[0] == '1' && s[1] == '0' && s[2] == '.';
     Py_ssize_t start = bare ? 0 : head_length(s, n, &urn);
     if (start < 0) {
-        return NULL;
+        return 0;
     }
     /* the prefix: 10. and digits, with '.' subdivisions */
     Py_ssize_t at = start;
     if (!(n - at > 3 && s[at] == '1' && s[at + 1] == '0' && s[at + 2] == '.' &&
           is_digit(s[at + 3]))) {
-        return NULL;
+        return 0;
     }
     at += 3;
     for (;;) {
@@ -253,74 +254,127 @@ quick_name(PyObject *text, int key)
         escapes = 1;
     }
     else {
-        return NULL;
+        return 0;
     }
     Py_ssize_t suffix = at;
     if (suffix >= n) {
-        return NULL;
+        return 0;
     }
+    /* The suffix's characters, in one pass without branches (the compiler vectorizes it). */
+    unsigned bad = 0, percent = 0;
     if (bare) { /* literal: printable ASCII and spaces, no '%', not ending in ' ' or '/' */
         for (; at < n; at++) {
-            if (s[at] < ' ' || s[at] > '~' || s[at] == '%') {
-                return NULL;
+            Py_UCS1 c = s[at];
+            bad |= (unsigned)((Py_UCS1)(c - ' ') > '~' - ' ') | (unsigned)(c == '%');
+        }
+        if (bad || s[n - 1] == ' ' || s[n - 1] == '/') {
+            return 0;
+        }
+    }
+    else { /* after a head: printable ASCII but ' ', '#' and '?'; escapes decoded */
+        for (; at < n; at++) {
+            Py_UCS1 c = s[at];
+            bad |= (unsigned)((Py_UCS1)(c - '!') > '~' - '!') | (unsigned)(c == '#') |
+                   (unsigned)(c == '?');
+            percent |= (unsigned)(c == '%');
+        }
+        if (bad) {
+            return 0;
+        }
+        escapes |= (int)percent;
+    }
+    shape->start = start;
+    shape->prefix_end = prefix_end;
+    shape->suffix = suffix;
+    shape->urn = urn;
+    shape->bare = bare;
+    shape->escapes = escapes;
+    return 1;
+}
+
+/* Write the name of s[0:n], a text of *shape*, into *out* (room for n - shape->start
+ * bytes), or with *key* its key (ASCII letters lower-cased): a URN's ':' becomes the '/' it
+ * stands for, escapes are decoded. Its length, or -1 when an escape is not two hex digits
+ * for a printable ASCII character (the Python parser then decides). */
+static Py_ssize_t
+quick_copy(const Py_UCS1 *s, Py_ssize_t n, const Shape *shape, int key, Py_UCS1 *out)
+{
+    Py_ssize_t length = 0, at = shape->start;
+    if (shape->urn) {
+        memcpy(out, s + at, (size_t)(shape->prefix_end - at)); /* digits and dots */
+        length = shape->prefix_end - at;
+        out[length++] = '/';
+        at = shape->suffix;
+    }
+    while (at < n) {
+        /* a run without escapes, copied (and lower-cased) without branches */
+        const Py_UCS1 *percent = shape->escapes ? memchr(s + at, '%', (size_t)(n - at)) : NULL;
+        Py_ssize_t run = (percent == NULL ? n : percent - s) - at;
+        if (key) {
+            for (Py_ssize_t k = 0; k < run; k++) {
+                Py_UCS1 c = s[at + k];
+                out[length + k] = (Py_UCS1)(c | ((Py_UCS1)(c - 'A') < 26) << 5);
             }
         }
-        if (s[n - 1] == ' ' || s[n - 1] == '/') {
-            return NULL;
+        else {
+            memcpy(out + length, s + at, (size_t)run);
         }
+        length += run;
+        at += run;
+        if (at < n) { /* an escape */
+            int high = at + 2 < n ? hex_value(s[at + 1]) : -1;
+            int low = high < 0 ? -1 : hex_value(s[at + 2]);
+            Py_UCS1 c = (Py_UCS1)(16 * high + low);
+            if (low < 0 || c < ' ' || c > '~') {
+                return -1;
+            }
+            out[length++] = key ? lower_ascii(c) : c;
+            at += 3;
+        }
+    }
+    return length;
+}
+
+/* The name in *text* when it has one of _QUICK's shapes and is ASCII (a new reference), or
+ * with *key* its key; NULL without an exception when this cannot decide (the pattern and
+ * the Python parser then do), NULL with one on a memory error. */
+static PyObject *
+quick_name(PyObject *text, int key)
+{
+    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) {
+        return NULL; /* (parse() and normalize() take any object: the pattern refuses it) */
+    }
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Shape shape;
+    if (!quick_shape(s, n, &shape)) {
+        return NULL;
+    }
+    if (shape.bare) {
         return key ? ascii_key(text) : Py_NewRef(text);
     }
-    /* after a head: printable ASCII but ' ', '#' and '?'; escapes decoded */
-    for (; at < n; at++) {
-        Py_UCS1 c = s[at];
-        if (c < '!' || c > '~' || c == '#' || c == '?') {
-            return NULL;
+    if (!shape.escapes) { /* the name is as long as the text after its head */
+        if (!key && !shape.urn) {
+            return PyUnicode_Substring(text, shape.start, n);
         }
-        escapes |= c == '%';
-    }
-    if (!escapes && !urn) {
-        if (!key) {
-            return PyUnicode_Substring(text, start, n);
-        }
-        PyObject *out = PyUnicode_New(n - start, 127);
+        PyObject *out = PyUnicode_New(n - shape.start, 127);
         if (out != NULL) {
-            Py_UCS1 *to = PyUnicode_1BYTE_DATA(out);
-            for (at = start; at < n; at++) {
-                *to++ = lower_ascii(s[at]);
-            }
+            quick_copy(s, n, &shape, key, PyUnicode_1BYTE_DATA(out));
         }
         return out;
     }
-    /* into a buffer as long as the text (escapes only shorten it): a URN's ':' becomes the
-     * '/' it stands for, escapes are decoded */
-    Py_ssize_t from = urn ? suffix : start;
-    Py_UCS1 *buffer = PyMem_Malloc((size_t)n + 1);
+    Py_UCS1 small[256];
+    Py_UCS1 *buffer = n <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)n);
     if (buffer == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    Py_ssize_t length = 0;
-    if (urn) {
-        memcpy(buffer, s + start, (size_t)(prefix_end - start)); /* digits and dots */
-        length = prefix_end - start;
-        buffer[length++] = '/';
+    Py_ssize_t length = quick_copy(s, n, &shape, key, buffer);
+    PyObject *name =
+        length < 0 ? NULL : PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buffer, length);
+    if (buffer != small) {
+        PyMem_Free(buffer);
     }
-    for (at = from; at < n; at++) {
-        Py_UCS1 c = s[at];
-        if (c == '%') {
-            int high = at + 2 < n ? hex_value(s[at + 1]) : -1;
-            int low = high < 0 ? -1 : hex_value(s[at + 2]);
-            c = (Py_UCS1)(16 * high + low);
-            if (low < 0 || c < ' ' || c > '~') {
-                PyMem_Free(buffer);
-                return NULL;
-            }
-            at += 2;
-        }
-        buffer[length++] = key ? lower_ascii(c) : c;
-    }
-    PyObject *name = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buffer, length);
-    PyMem_Free(buffer);
     return name;
 }
 
@@ -582,6 +636,186 @@ bulk(PyObject *args, int want_key)
     return out;
 }
 
+/* Room for *more* bytes at *used* in the growing buffer *data* (of *room* bytes). */
+static int
+grow(char **data, Py_ssize_t *room, Py_ssize_t used, Py_ssize_t more)
+{
+    if (used + more <= *room) {
+        return 1;
+    }
+    Py_ssize_t wanted = (*room + more) * 2;
+    char *bigger = PyMem_Realloc(*data, (size_t)wanted);
+    if (bigger == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    *data = bigger;
+    *room = wanted;
+    return 1;
+}
+
+/* The name (or with *key* the key) of the UTF-8 text s[0:n] by the Python parser: appended
+ * at *used*; 0 when it is no DOI (the error cleared), -1 on another error. */
+static int
+slow_into(const char *s, Py_ssize_t n, int key, char **data, Py_ssize_t *room, Py_ssize_t *used)
+{
+    PyObject *text = PyUnicode_DecodeUTF8(s, n, "strict");
+    if (text == NULL) {
+        return -1;
+    }
+    PyObject *answer = key ? normalized(text) : parse_name(text);
+    Py_DECREF(text);
+    if (answer == NULL) {
+        if (PyErr_ExceptionMatches(invalid_doi)) {
+            PyErr_Clear();
+            return 0;
+        }
+        return -1;
+    }
+    Py_ssize_t size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(answer, &size);
+    int done = utf8 != NULL && grow(data, room, *used, size);
+    if (done) {
+        memcpy(*data + *used, utf8, (size_t)size);
+        *used += size;
+    }
+    Py_DECREF(answer);
+    return done ? 1 : -1;
+}
+
+/* arrow_many(validity, offsets, data, offset, length, wide, key): the names (or keys) of an
+ * Arrow string array given as its buffers (validity may be None; 32-bit offsets, or 64-bit
+ * when *wide*), as the buffers of a new one: (validity, offsets, data, null count). A null
+ * text, or one that is no DOI, is null. ASCII texts of the common shapes are read here;
+ * the others by the Python parser, one by one. */
+static PyObject *
+module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *validity_object;
+    Py_buffer offsets, data;
+    Py_ssize_t offset, length;
+    int wide, key;
+    if (!configured() || !PyArg_ParseTuple(args, "Oy*y*nnpp", &validity_object, &offsets,
+                                           &data, &offset, &length, &wide, &key)) {
+        return NULL;
+    }
+    Py_buffer validity = {0};
+    PyObject *result = NULL;
+    char *out_data = NULL;
+    PyObject *out_validity = NULL, *out_offsets = NULL;
+    Py_ssize_t width = wide ? 8 : 4;
+    if (validity_object != Py_None &&
+        PyObject_GetBuffer(validity_object, &validity, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    if (offset < 0 || length < 0 || (offset + length + 1) * width > offsets.len ||
+        (validity.buf != NULL && (offset + length + 7) / 8 > validity.len)) {
+        PyErr_SetString(PyExc_ValueError, "the buffers are too short for the array");
+        goto done;
+    }
+    out_validity = PyBytes_FromStringAndSize(NULL, (length + 7) / 8);
+    out_offsets = PyBytes_FromStringAndSize(NULL, (length + 1) * width);
+    Py_ssize_t room = data.len + 64, used = 0, nulls = 0;
+    out_data = PyMem_Malloc((size_t)room);
+    if (out_validity == NULL || out_offsets == NULL || out_data == NULL) {
+        if (out_data == NULL) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    unsigned char *bits = (unsigned char *)PyBytes_AS_STRING(out_validity);
+    memset(bits, 0, (size_t)((length + 7) / 8));
+    char *ends = PyBytes_AS_STRING(out_offsets);
+    const unsigned char *in_bits = validity.buf;
+    const char *chars = data.buf;
+    for (Py_ssize_t i = 0; i <= length; i++) {
+        if (i > 0) { /* the end of item i - 1 */
+            if (wide) {
+                int64_t end = (int64_t)used;
+                memcpy(ends + 8 * i, &end, 8);
+            }
+            else {
+                if (used > INT32_MAX) {
+                    PyErr_SetString(PyExc_OverflowError, "over 2 GiB of names in one chunk");
+                    goto done;
+                }
+                int32_t end = (int32_t)used;
+                memcpy(ends + 4 * i, &end, 4);
+            }
+        }
+        else if (wide) {
+            memset(ends, 0, 8);
+        }
+        else {
+            memset(ends, 0, 4);
+        }
+        if (i == length) {
+            break;
+        }
+        Py_ssize_t j = offset + i;
+        if (in_bits != NULL && !(in_bits[j / 8] >> (j % 8) & 1)) {
+            nulls++;
+            continue;
+        }
+        int64_t from, to;
+        if (wide) {
+            memcpy(&from, (const char *)offsets.buf + 8 * j, 8);
+            memcpy(&to, (const char *)offsets.buf + 8 * (j + 1), 8);
+        }
+        else {
+            int32_t a, b;
+            memcpy(&a, (const char *)offsets.buf + 4 * j, 4);
+            memcpy(&b, (const char *)offsets.buf + 4 * (j + 1), 4);
+            from = a;
+            to = b;
+        }
+        if (from < 0 || to < from || to > data.len) {
+            PyErr_SetString(PyExc_ValueError, "an offset is outside the data");
+            goto done;
+        }
+        const Py_UCS1 *text = (const Py_UCS1 *)chars + from;
+        Py_ssize_t n = (Py_ssize_t)(to - from);
+        Shape shape;
+        int found = 0;
+        if (quick_shape(text, n, &shape)) {
+            if (!grow(&out_data, &room, used, n)) {
+                goto done;
+            }
+            Py_ssize_t written = quick_copy(text, n, &shape, key, (Py_UCS1 *)out_data + used);
+            if (written >= 0) {
+                used += written;
+                found = 1;
+            }
+        }
+        if (!found) {
+            found = slow_into((const char *)text, n, key, &out_data, &room, &used);
+            if (found < 0) {
+                goto done;
+            }
+        }
+        if (found) {
+            bits[i / 8] |= (unsigned char)(1 << (i % 8));
+        }
+        else {
+            nulls++;
+        }
+    }
+    PyObject *names = PyBytes_FromStringAndSize(out_data, used);
+    if (names != NULL) {
+        result = Py_BuildValue("(OONn)", out_validity, out_offsets, names, nulls);
+    }
+done:
+    PyMem_Free(out_data);
+    Py_XDECREF(out_validity);
+    Py_XDECREF(out_offsets);
+    if (validity.buf != NULL) {
+        PyBuffer_Release(&validity);
+    }
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&data);
+    return result;
+}
+
 static PyObject *
 module_parse_many(PyObject *Py_UNUSED(module), PyObject *args)
 {
@@ -631,6 +865,10 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("normalize_many(texts, report, /)\n--\n\n"
                "The comparison key of each text (None stays None); an invalid one is None, "
                "or with *report* its InvalidDOI.")},
+    {"arrow_many", module_arrow_many, METH_VARARGS,
+     PyDoc_STR("arrow_many(validity, offsets, data, offset, length, wide, key, /)\n--\n\n"
+               "The names (or keys) of an Arrow string array's buffers, as the buffers of a "
+               "new one: (validity, offsets, data, null count).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi): the Python parts "
                "(internal).")},
