@@ -160,7 +160,7 @@ def test_public_surface() -> None:
     assert doikit.__all__ == sorted(doikit.__all__)
     public = {name for name in dir(doikit) if not name.startswith("_")}
     public.discard("annotations")
-    subpackages = {"cli", "client", "handle", "pdf", "server"}
+    subpackages = {"arrow", "cli", "client", "duckdb", "handle", "pdf", "polars", "server"}
     assert public <= set(doikit.__all__) | subpackages
     for name in ("DOI", "InvalidDOI", "DOIError", "Finding"):
         assert getattr(doikit, name).__module__ == "doikit"

@@ -143,7 +143,7 @@ hex_value(Py_UCS1 c)
 }
 
 /* Whether s[at:] starts with the lower-case ASCII *literal*, ASCII case ignored. */
-static int
+static inline int
 starts(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at, const char *literal)
 {
     for (; *literal; literal++, at++) {
@@ -161,50 +161,115 @@ starts(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at, const char *literal)
     return 1;
 }
 
+/* The length of a resolver host and '/' at s[at:] (doi.org, dx.doi.org, www.doi.org,
+ * hdl.handle.net), or -1. */
+static inline Py_ssize_t
+host_length(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at)
+{
+    if (at >= n) {
+        return -1;
+    }
+    switch (s[at] | 0x20) { /* (a letter's case, or a non-letter that matches no case below) */
+    case 'd':
+        return starts(s, n, at, "doi.org/")      ? 8
+               : starts(s, n, at, "dx.doi.org/") ? 11
+                                                 : -1;
+    case 'w':
+        return starts(s, n, at, "www.doi.org/") ? 12 : -1;
+    case 'h':
+        return starts(s, n, at, "hdl.handle.net/") ? 15 : -1;
+    default:
+        return -1;
+    }
+}
+
 /* The length of _QUICK's presentation head at the start of s, or -1 for none; *urn is set
  * for urn:doi:. (The heads, as _QUICK spells them: doi.org, dx.doi.org, www.doi.org and
  * hdl.handle.net URLs with or without http(s)://, 'doi:', 'doi: ', 'doi ', 'info:doi/',
- * 'hdl:' and 'urn:doi:', ASCII case ignored.) */
+ * 'hdl:' and 'urn:doi:', ASCII case ignored.) Chosen by the first letter. */
 static Py_ssize_t
 head_length(const Py_UCS1 *s, Py_ssize_t n, int *urn)
 {
     *urn = 0;
-    if (starts(s, n, 0, "urn:doi:")) {
-        *urn = 1;
-        return 8;
+    if (n < 4) {
+        return -1;
     }
-    if (starts(s, n, 0, "info:doi/")) {
-        return 9;
+    Py_ssize_t host;
+    switch (s[0] | 0x20) {
+    case 'h':
+        if (starts(s, n, 0, "https://")) {
+            host = host_length(s, n, 8);
+            return host < 0 ? -1 : 8 + host;
+        }
+        if (starts(s, n, 0, "http://")) {
+            host = host_length(s, n, 7);
+            return host < 0 ? -1 : 7 + host;
+        }
+        return starts(s, n, 0, "hdl:") ? 4 : host_length(s, n, 0);
+    case 'd':
+        if (starts(s, n, 0, "doi:")) {
+            return (n > 4 && s[4] == ' ') ? 5 : 4;
+        }
+        return starts(s, n, 0, "doi ") ? 4 : host_length(s, n, 0);
+    case 'i':
+        return starts(s, n, 0, "info:doi/") ? 9 : -1;
+    case 'u':
+        if (starts(s, n, 0, "urn:doi:")) {
+            *urn = 1;
+            return 8;
+        }
+        return -1;
+    case 'w':
+        return host_length(s, n, 0);
+    default:
+        return -1;
     }
-    if (starts(s, n, 0, "hdl:")) {
-        return 4;
-    }
-    if (starts(s, n, 0, "doi:")) {
-        return (n > 4 && s[4] == ' ') ? 5 : 4;
-    }
-    if (starts(s, n, 0, "doi ")) {
-        return 4;
-    }
-    Py_ssize_t at = starts(s, n, 0, "https://") ? 8 : starts(s, n, 0, "http://") ? 7 : 0;
-    if (starts(s, n, at, "doi.org/")) {
-        return at + 8;
-    }
-    if (starts(s, n, at, "dx.doi.org/")) {
-        return at + 11;
-    }
-    if (starts(s, n, at, "www.doi.org/")) {
-        return at + 12;
-    }
-    if (starts(s, n, at, "hdl.handle.net/")) {
-        return at + 15;
-    }
-    return -1;
 }
 
 static inline Py_UCS1
 lower_ascii(Py_UCS1 c)
 {
     return (c >= 'A' && c <= 'Z') ? (Py_UCS1)(c + ('a' - 'A')) : c;
+}
+
+/* Eight bytes at a time (SWAR): each test gives the high bit of every byte it holds for
+ * (exact as "any byte", which is all that is asked here). */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static inline uint64_t
+load8(const Py_UCS1 *p)
+{
+    uint64_t word;
+    memcpy(&word, p, 8);
+    return word;
+}
+
+static inline uint64_t
+any_below(uint64_t word, unsigned limit) /* a byte < limit (limit <= 128) */
+{
+    return (word - ONES * limit) & ~word & HIGHS;
+}
+
+static inline uint64_t
+any_above(uint64_t word, unsigned limit) /* a byte > limit (limit < 128) */
+{
+    return ((word + ONES * (127 - limit)) | word) & HIGHS;
+}
+
+static inline uint64_t
+any_equal(uint64_t word, unsigned c)
+{
+    uint64_t x = word ^ (ONES * c);
+    return (x - ONES) & ~x & HIGHS;
+}
+
+/* The ASCII bytes of *word* with 'A'-'Z' lower-cased. */
+static inline uint64_t
+lower8(uint64_t word)
+{
+    uint64_t upper = (word + ONES * (128 - 'A')) & ~(word + ONES * (127 - 'Z')) & HIGHS;
+    return word | upper >> 2;
 }
 
 /* A text of one of _QUICK's shapes, as quick_shape() reads it: where the name starts (after
@@ -261,27 +326,36 @@ quick_shape(const Py_UCS1 *s, Py_ssize_t n, Shape *shape)
         return 0;
     }
     /* The suffix's characters, in one pass without branches (the compiler vectorizes it). */
-    unsigned bad = 0, percent = 0;
+    uint64_t bad = 0, percent = 0;
     if (bare) { /* literal: printable ASCII and spaces, no '%', not ending in ' ' or '/' */
+        for (; at + 8 <= n; at += 8) {
+            uint64_t w = load8(s + at);
+            bad |= any_below(w, ' ') | any_above(w, '~') | any_equal(w, '%');
+        }
         for (; at < n; at++) {
             Py_UCS1 c = s[at];
-            bad |= (unsigned)((Py_UCS1)(c - ' ') > '~' - ' ') | (unsigned)(c == '%');
+            bad |= (uint64_t)((Py_UCS1)(c - ' ') > '~' - ' ') | (uint64_t)(c == '%');
         }
         if (bad || s[n - 1] == ' ' || s[n - 1] == '/') {
             return 0;
         }
     }
     else { /* after a head: printable ASCII but ' ', '#' and '?'; escapes decoded */
+        for (; at + 8 <= n; at += 8) {
+            uint64_t w = load8(s + at);
+            bad |= any_below(w, '!') | any_above(w, '~') | any_equal(w, '#') | any_equal(w, '?');
+            percent |= any_equal(w, '%');
+        }
         for (; at < n; at++) {
             Py_UCS1 c = s[at];
-            bad |= (unsigned)((Py_UCS1)(c - '!') > '~' - '!') | (unsigned)(c == '#') |
-                   (unsigned)(c == '?');
-            percent |= (unsigned)(c == '%');
+            bad |= (uint64_t)((Py_UCS1)(c - '!') > '~' - '!') | (uint64_t)(c == '#') |
+                   (uint64_t)(c == '?');
+            percent |= (uint64_t)(c == '%');
         }
         if (bad) {
             return 0;
         }
-        escapes |= (int)percent;
+        escapes |= percent != 0;
     }
     shape->start = start;
     shape->prefix_end = prefix_end;
@@ -310,8 +384,13 @@ quick_copy(const Py_UCS1 *s, Py_ssize_t n, const Shape *shape, int key, Py_UCS1 
         /* a run without escapes, copied (and lower-cased) without branches */
         const Py_UCS1 *percent = shape->escapes ? memchr(s + at, '%', (size_t)(n - at)) : NULL;
         Py_ssize_t run = (percent == NULL ? n : percent - s) - at;
-        if (key) {
-            for (Py_ssize_t k = 0; k < run; k++) {
+        if (key) { /* ASCII (quick_shape saw to it): eight at a time, then one by one */
+            Py_ssize_t k = 0;
+            for (; k + 8 <= run; k += 8) {
+                uint64_t w = lower8(load8(s + at + k));
+                memcpy(out + length + k, &w, 8);
+            }
+            for (; k < run; k++) {
                 Py_UCS1 c = s[at + k];
                 out[length + k] = (Py_UCS1)(c | ((Py_UCS1)(c - 'A') < 26) << 5);
             }
@@ -636,20 +715,19 @@ bulk(PyObject *args, int want_key)
     return out;
 }
 
-/* Room for *more* bytes at *used* in the growing buffer *data* (of *room* bytes). */
+/* Room for *more* bytes at *used* in the growing bytes object *data* (a new reference, of
+ * *room* bytes, resized to what it holds at the end: the answer is written where it is
+ * returned, never copied). */
 static int
-grow(char **data, Py_ssize_t *room, Py_ssize_t used, Py_ssize_t more)
+grow(PyObject **data, Py_ssize_t *room, Py_ssize_t used, Py_ssize_t more)
 {
     if (used + more <= *room) {
         return 1;
     }
     Py_ssize_t wanted = (*room + more) * 2;
-    char *bigger = PyMem_Realloc(*data, (size_t)wanted);
-    if (bigger == NULL) {
-        PyErr_NoMemory();
+    if (_PyBytes_Resize(data, wanted) < 0) {
         return 0;
     }
-    *data = bigger;
     *room = wanted;
     return 1;
 }
@@ -657,7 +735,8 @@ grow(char **data, Py_ssize_t *room, Py_ssize_t used, Py_ssize_t more)
 /* The name (or with *key* the key) of the UTF-8 text s[0:n] by the Python parser: appended
  * at *used*; 0 when it is no DOI (the error cleared), -1 on another error. */
 static int
-slow_into(const char *s, Py_ssize_t n, int key, char **data, Py_ssize_t *room, Py_ssize_t *used)
+slow_into(const char *s, Py_ssize_t n, int key, PyObject **data, Py_ssize_t *room,
+          Py_ssize_t *used)
 {
     PyObject *text = PyUnicode_DecodeUTF8(s, n, "strict");
     if (text == NULL) {
@@ -676,7 +755,7 @@ slow_into(const char *s, Py_ssize_t n, int key, char **data, Py_ssize_t *room, P
     const char *utf8 = PyUnicode_AsUTF8AndSize(answer, &size);
     int done = utf8 != NULL && grow(data, room, *used, size);
     if (done) {
-        memcpy(*data + *used, utf8, (size_t)size);
+        memcpy(PyBytes_AS_STRING(*data) + *used, utf8, (size_t)size);
         *used += size;
     }
     Py_DECREF(answer);
@@ -701,8 +780,7 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
     }
     Py_buffer validity = {0};
     PyObject *result = NULL;
-    char *out_data = NULL;
-    PyObject *out_validity = NULL, *out_offsets = NULL;
+    PyObject *out_data = NULL, *out_validity = NULL, *out_offsets = NULL;
     Py_ssize_t width = wide ? 8 : 4;
     if (validity_object != Py_None &&
         PyObject_GetBuffer(validity_object, &validity, PyBUF_SIMPLE) < 0) {
@@ -716,11 +794,8 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
     out_validity = PyBytes_FromStringAndSize(NULL, (length + 7) / 8);
     out_offsets = PyBytes_FromStringAndSize(NULL, (length + 1) * width);
     Py_ssize_t room = data.len + 64, used = 0, nulls = 0;
-    out_data = PyMem_Malloc((size_t)room);
+    out_data = PyBytes_FromStringAndSize(NULL, room);
     if (out_validity == NULL || out_offsets == NULL || out_data == NULL) {
-        if (out_data == NULL) {
-            PyErr_NoMemory();
-        }
         goto done;
     }
     unsigned char *bits = (unsigned char *)PyBytes_AS_STRING(out_validity);
@@ -781,7 +856,8 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
             if (!grow(&out_data, &room, used, n)) {
                 goto done;
             }
-            Py_ssize_t written = quick_copy(text, n, &shape, key, (Py_UCS1 *)out_data + used);
+            Py_ssize_t written =
+                quick_copy(text, n, &shape, key, (Py_UCS1 *)PyBytes_AS_STRING(out_data) + used);
             if (written >= 0) {
                 used += written;
                 found = 1;
@@ -800,12 +876,11 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
             nulls++;
         }
     }
-    PyObject *names = PyBytes_FromStringAndSize(out_data, used);
-    if (names != NULL) {
-        result = Py_BuildValue("(OONn)", out_validity, out_offsets, names, nulls);
+    if (_PyBytes_Resize(&out_data, used) == 0) {
+        result = Py_BuildValue("(OOOn)", out_validity, out_offsets, out_data, nulls);
     }
 done:
-    PyMem_Free(out_data);
+    Py_XDECREF(out_data);
     Py_XDECREF(out_validity);
     Py_XDECREF(out_offsets);
     if (validity.buf != NULL) {
