@@ -11,6 +11,7 @@ import pytest
 
 import doikit
 from doikit import DOI, DOIError, Finding, InvalidDOI
+from doikit._syntax import RESOLVER_HOSTS
 
 
 def test_parts() -> None:
@@ -191,3 +192,25 @@ def test_error_codes_are_documented() -> None:
         "percent-escape",
         "utf8",
     }
+
+
+@pytest.mark.parametrize("host", RESOLVER_HOSTS)
+def test_every_resolver_host_of_the_table_is_read_everywhere(host: str) -> None:
+    """doikit._syntax.RESOLVER_HOSTS is the one table of resolver hosts: the parser (and the
+    C accelerator, configured from it), the extractor and the shortDOI readers take every
+    host from it, in any case."""
+    from doikit._extract import _QUICK_HEADS  # noqa: PLC0415 - the module's own part
+    from doikit.handle.resolution import shortdoi_name  # noqa: PLC0415
+
+    for scheme in ("https://", "http://", ""):
+        for written in (host, host.upper()):
+            url = f"{scheme}{written}/10.1000/ABC"
+            assert doikit.validate(url) == "10.1000/ABC"
+            assert doikit.normalize(url.replace("/ABC", "%2FABC")) == "10.1000/abc"
+            assert doikit.normalize_many([url]) == ["10.1000/abc"]
+            assert [str(f.doi) for f in doikit.find_all(f"see {url} now")] == ["10.1000/ABC"]
+            found = doikit.find_short(f"see {scheme}{written}/10/abc1 now")
+            assert [s.handle for s in found] == ["10/abc1"]
+            assert shortdoi_name(f"{scheme}{written}/10/ABC1") == "10/abc1"
+    assert host in doikit.ERROR_CODES["unsupported-url"]
+    assert all(any(head.endswith(h + "/") for h in RESOLVER_HOSTS) for head in _QUICK_HEADS)

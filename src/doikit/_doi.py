@@ -21,7 +21,7 @@ from doikit._present import (
     url_path,
 )
 from doikit._safety import Finding, findings
-from doikit._syntax import fold
+from doikit._syntax import RESOLVER_HOSTS, fold
 
 DEFAULT_RESOLVER: Final = "https://doi.org/"
 
@@ -133,7 +133,7 @@ def _accelerator() -> ModuleType | None:
     except ImportError:
         return None
     # Configured even when not wanted, so that the tests can hold the two to each other.
-    _speedups.configure(_QUICK, parse_rest, fold, _as_text, InvalidDOI)
+    _speedups.configure(_QUICK, parse_rest, fold, _as_text, InvalidDOI, RESOLVER_HOSTS)
     if PURE_PYTHON_WANTED:
         return None
     return _speedups

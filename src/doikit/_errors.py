@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from typing import Final
 
+from doikit._syntax import RESOLVER_HOSTS_TEXT
+
 #: Every value ``InvalidDOI.code`` can take, with what it means. Stable across releases.
 ERROR_CODES: Final[dict[str, str]] = {
     "empty": "there is no DOI name: the text, or the part after its presentation prefix, is empty",
     "not-a-doi": "the text is neither a DOI name nor a presentation of one",
-    "unsupported-url": "a URL whose host is not a DOI resolver (doi.org, dx.doi.org, "
-    "www.doi.org, hdl.handle.net)",
+    "unsupported-url": f"a URL whose host is not a DOI resolver ({RESOLVER_HOSTS_TEXT})",
     "short-doi": "a shortDOI alias (10/abc); it is not a DOI name and must be expanded",
     "directory": "the directory indicator is not 10 (a DOI name starts with '10.')",
     "registrant": "the registrant code is not ASCII digits with optional '.' subdivisions",

@@ -28,7 +28,13 @@ from urllib.parse import unquote
 from doikit._doi import DOI, valid_doi
 from doikit._errors import InvalidDOI
 from doikit._present import quick_unescape
-from doikit._syntax import PREFIX_PATTERN, PercentError, percent_decode
+from doikit._syntax import (
+    DOI_ORG_HOSTS_PATTERN,
+    PREFIX_PATTERN,
+    RESOLVER_HOSTS_PATTERN,
+    PercentError,
+    percent_decode,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -450,6 +456,8 @@ def _url_name(written: str) -> str | None:
 # checked for).
 _QUICK_AFTER_NOT: Final = frozenset("/=:%")
 # The resolver URLs _quick reads itself when they follow a boundary.
+# (the commonest resolver URLs, decided by _quick: a subset of RESOLVER_HOSTS's, which the
+# walk reads whole; a test checks that they are)
 _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
 # In a URL, what _quick leaves to the walk: the characters that end a DOI there, escapes,
 # and the views publishers append (_URL_TAILS).
@@ -918,9 +926,13 @@ class FoundShort(NamedTuple):
 _SHORT: Final = re.compile(
     r"""(?<![A-Za-z0-9._/-])
     (?:
-        (?:doi[ \t]*:[ \t]*|doi[ \t]+|(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)/)
+        (?:doi[ \t]*:[ \t]*|doi[ \t]+|(?:https?://)?"""
+    + RESOLVER_HOSTS_PATTERN
+    + r"""/)
         (10/(?=[0-9]*[a-z])[a-z0-9]{1,32})
-      | (?:https?://)?(?:dx\.|www\.)?doi\.org/((?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{4,10})
+      | (?:https?://)?"""
+    + DOI_ORG_HOSTS_PATTERN
+    + r"""/((?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{4,10})
       | (10/(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]{2,32})
     )(?![A-Za-z0-9_/-])""",
     re.IGNORECASE | re.ASCII | re.VERBOSE,

@@ -29,6 +29,8 @@ from doikit._errors import InvalidDOI
 from doikit._syntax import (
     PREFIX_RE,
     PRINTABLE_ASCII,
+    RESOLVER_HOSTS_PATTERN,
+    RESOLVER_HOSTS_TEXT,
     URI_KEEP,
     URL_MANDATORY,
     URL_RECOMMENDED,
@@ -48,7 +50,9 @@ Encoding = Literal["mandatory", "recommended"]
 _FORM: Final = re.compile(
     r"""
       (?P<url>(?:doi[ \t]*:[ \t]*)?(?:https?://)?
-              (?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)(?::[0-9]{1,5})?(?:/|\Z))
+              """
+    + RESOLVER_HOSTS_PATTERN
+    + r"""(?::[0-9]{1,5})?(?:/|\Z))
     | (?P<urn>urn:doi:)
     | (?P<info>info:doi/)
     | (?P<hdl>hdl:)
@@ -149,7 +153,9 @@ def _diagnose_prefix(name: str) -> NoReturn:
 _QUICK: Final = re.compile(
     r"""
     (?:
-      (?:(?=10\.)|((?i:(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|hdl\.handle\.net)/
+      (?:(?=10\.)|((?i:(?:https?://)?"""
+    + RESOLVER_HOSTS_PATTERN
+    + r"""/
           |doi(?::\ ?|\ )|info:doi/|hdl:)))    # a bare name first: it is the commonest
       (10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)     # (a repeat only where there is one)
         (?(1)(?:/|%2[Ff])[!"$->@-~]++            # after a head: escapes decoded below
@@ -255,8 +261,7 @@ def _parse_slow(text: str) -> str:
             text,
             "unsupported-url",
             _lead(text),
-            f"{form.group()!r} is not a DOI resolver; DOI URLs use doi.org, "
-            "dx.doi.org, www.doi.org or hdl.handle.net",
+            f"{form.group()!r} is not a DOI resolver; DOI URLs use {RESOLVER_HOSTS_TEXT}",
         )
     if kind == "url":
         cut = _QUERY_OR_FRAGMENT.search(raw)
@@ -329,7 +334,7 @@ def _not_a_doi(text: str, stripped: str) -> NoReturn:
         "not-a-doi",
         _lead(text),
         "expected a DOI name ('10.…/…') or a presentation of one "
-        "(doi:, info:doi/, urn:doi:, hdl:, or a doi.org or hdl.handle.net URL)",
+        f"(doi:, info:doi/, urn:doi:, hdl:, or a URL of {RESOLVER_HOSTS_TEXT})",
     )
 
 

@@ -142,6 +142,12 @@ hex_value(Py_UCS1 c)
     return -1;
 }
 
+static inline Py_UCS1
+lower_ascii(Py_UCS1 c)
+{
+    return (c >= 'A' && c <= 'Z') ? (Py_UCS1)(c + ('a' - 'A')) : c;
+}
+
 /* Whether s[at:] starts with the lower-case ASCII *literal*, ASCII case ignored. */
 static inline int
 starts(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at, const char *literal)
@@ -161,32 +167,34 @@ starts(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at, const char *literal)
     return 1;
 }
 
-/* The length of a resolver host and '/' at s[at:] (doi.org, dx.doi.org, www.doi.org,
- * hdl.handle.net), or -1. */
+/* The resolvers' hosts, lower-case, each with its '/': doikit._syntax.RESOLVER_HOSTS, handed
+ * in by configure(). */
+#define MAX_HOSTS 16
+#define MAX_HOST 64
+static char hosts[MAX_HOSTS][MAX_HOST];
+static Py_ssize_t host_lengths[MAX_HOSTS];
+static Py_ssize_t host_count;
+
+/* The length of a resolver host and its '/' at s[at:], or -1. */
 static inline Py_ssize_t
 host_length(const Py_UCS1 *s, Py_ssize_t n, Py_ssize_t at)
 {
     if (at >= n) {
         return -1;
     }
-    switch (s[at] | 0x20) { /* (a letter's case, or a non-letter that matches no case below) */
-    case 'd':
-        return starts(s, n, at, "doi.org/")      ? 8
-               : starts(s, n, at, "dx.doi.org/") ? 11
-                                                 : -1;
-    case 'w':
-        return starts(s, n, at, "www.doi.org/") ? 12 : -1;
-    case 'h':
-        return starts(s, n, at, "hdl.handle.net/") ? 15 : -1;
-    default:
-        return -1;
+    char first = (char)lower_ascii(s[at]);
+    for (Py_ssize_t i = 0; i < host_count; i++) {
+        if (hosts[i][0] == first && starts(s, n, at, hosts[i])) {
+            return host_lengths[i];
+        }
     }
+    return -1;
 }
 
 /* The length of _QUICK's presentation head at the start of s, or -1 for none; *urn is set
- * for urn:doi:. (The heads, as _QUICK spells them: doi.org, dx.doi.org, www.doi.org and
- * hdl.handle.net URLs with or without http(s)://, 'doi:', 'doi: ', 'doi ', 'info:doi/',
- * 'hdl:' and 'urn:doi:', ASCII case ignored.) Chosen by the first letter. */
+ * for urn:doi:. (The heads, as _QUICK spells them: a resolver's URL with or without
+ * http(s)://, 'doi:', 'doi: ', 'doi ', 'info:doi/', 'hdl:' and 'urn:doi:', ASCII case
+ * ignored.) Chosen by the first letter. */
 static Py_ssize_t
 head_length(const Py_UCS1 *s, Py_ssize_t n, int *urn)
 {
@@ -195,7 +203,7 @@ head_length(const Py_UCS1 *s, Py_ssize_t n, int *urn)
         return -1;
     }
     Py_ssize_t host;
-    switch (s[0] | 0x20) {
+    switch (lower_ascii(s[0])) {
     case 'h':
         if (starts(s, n, 0, "https://")) {
             host = host_length(s, n, 8);
@@ -205,31 +213,33 @@ head_length(const Py_UCS1 *s, Py_ssize_t n, int *urn)
             host = host_length(s, n, 7);
             return host < 0 ? -1 : 7 + host;
         }
-        return starts(s, n, 0, "hdl:") ? 4 : host_length(s, n, 0);
+        if (starts(s, n, 0, "hdl:")) {
+            return 4;
+        }
+        break;
     case 'd':
         if (starts(s, n, 0, "doi:")) {
             return (n > 4 && s[4] == ' ') ? 5 : 4;
         }
-        return starts(s, n, 0, "doi ") ? 4 : host_length(s, n, 0);
+        if (starts(s, n, 0, "doi ")) {
+            return 4;
+        }
+        break;
     case 'i':
-        return starts(s, n, 0, "info:doi/") ? 9 : -1;
+        if (starts(s, n, 0, "info:doi/")) {
+            return 9;
+        }
+        break;
     case 'u':
         if (starts(s, n, 0, "urn:doi:")) {
             *urn = 1;
             return 8;
         }
-        return -1;
-    case 'w':
-        return host_length(s, n, 0);
+        break;
     default:
-        return -1;
+        break;
     }
-}
-
-static inline Py_UCS1
-lower_ascii(Py_UCS1 c)
-{
-    return (c >= 'A' && c <= 'Z') ? (Py_UCS1)(c + ('a' - 'A')) : c;
+    return host_length(s, n, 0);
 }
 
 /* Eight bytes at a time (SWAR): each test gives the high bit of every byte it holds for
@@ -608,11 +618,34 @@ static PyTypeObject StateType = {
 static PyObject *
 configure(PyObject *Py_UNUSED(module), PyObject *args)
 {
-    PyObject *quick_, *parse_rest_, *fold_, *as_text_, *invalid_doi_;
-    if (!PyArg_ParseTuple(args, "OOOOO:configure", &quick_, &parse_rest_, &fold_, &as_text_,
-                          &invalid_doi_)) {
+    PyObject *quick_, *parse_rest_, *fold_, *as_text_, *invalid_doi_, *hosts_;
+    if (!PyArg_ParseTuple(args, "OOOOOO!:configure", &quick_, &parse_rest_, &fold_, &as_text_,
+                          &invalid_doi_, &PyTuple_Type, &hosts_)) {
         return NULL;
     }
+    Py_ssize_t count = PyTuple_GET_SIZE(hosts_);
+    if (count > MAX_HOSTS) {
+        PyErr_SetString(PyExc_ValueError, "too many resolver hosts");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t size;
+        const char *host = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(hosts_, i), &size);
+        if (host == NULL) {
+            return NULL;
+        }
+        if (size + 2 > MAX_HOST) {
+            PyErr_SetString(PyExc_ValueError, "a resolver host is too long");
+            return NULL;
+        }
+        for (Py_ssize_t k = 0; k < size; k++) { /* lower-case, as starts() compares */
+            hosts[i][k] = (char)lower_ascii((Py_UCS1)host[k]);
+        }
+        hosts[i][size] = '/';
+        hosts[i][size + 1] = '\0';
+        host_lengths[i] = size + 1;
+    }
+    host_count = count;
     Py_XSETREF(quick, Py_NewRef(quick_));
     Py_XSETREF(parse_rest, Py_NewRef(parse_rest_));
     Py_XSETREF(fold, Py_NewRef(fold_));
@@ -945,8 +978,8 @@ static PyMethodDef module_methods[] = {
                "The names (or keys) of an Arrow string array's buffers, as the buffers of a "
                "new one: (validity, offsets, data, null count).")},
     {"configure", configure, METH_VARARGS,
-     PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi): the Python parts "
-               "(internal).")},
+     PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts): the Python "
+               "parts (internal).")},
     {NULL},
 };
 

@@ -21,6 +21,7 @@ def configure(
     fold: Callable[[str], str],
     as_text: Callable[[object], str],
     invalid_doi: type[Exception],
+    hosts: tuple[str, ...],
     /,
 ) -> None: ...
 def parse(text: str, /) -> str: ...

@@ -1,10 +1,11 @@
-"""The grammar of DOI names and their presentations: each character class defined once,
-under the citation of the text it implements.
+"""The grammar of DOI names and their presentations: each character class, and the table of
+the resolvers whose URLs present a name, defined once, under the citation of the text it
+implements.
 
-Seeds (``../shared/seeds`` in the development tree; see the README's table of rules):
+The standards are cited by number (docs/names.md has the rules and their sources):
 000 DOI Handbook, "DOI Name Encoding Rules for URL Presentation"; 001 ANSI/NISO Z39.84-2000;
-002 draft-paskin-doi-uri-04 (2003); 003 IDF "Handling of Special Characters"; 004 DOI
-Foundation, "DOI URI Scheme" specification (2024).
+002 draft-paskin-doi-uri-04 (2003); 003 the DOI Foundation's "Handling of Special
+Characters"; 004 DOI Foundation, "DOI URI Scheme" specification (2024).
 """
 
 from __future__ import annotations
@@ -12,6 +13,22 @@ from __future__ import annotations
 import re
 import unicodedata
 from typing import Final
+
+# --- The presentations' resolvers -----------------------------------------------------
+#: The hosts of the resolvers whose URLs present a DOI name: the doi.org proxy under its
+#: names, and the Handle System's proxy (handle-api.md 2.1). Every reader of presentations
+#: takes them from here: the parser's patterns, the C accelerator (through its
+#: configuration), the extractor's shortDOI reader, the client's shortDOI reader and the
+#: messages that list them. Adding a host is this one change.
+RESOLVER_HOSTS: Final = ("doi.org", "dx.doi.org", "www.doi.org", "hdl.handle.net")
+#: :data:`RESOLVER_HOSTS` as a regular-expression alternation (for re.IGNORECASE).
+RESOLVER_HOSTS_PATTERN: Final = "(?:" + "|".join(map(re.escape, RESOLVER_HOSTS)) + ")"
+#: The doi.org proxy's hosts: the ones that also serve shortDOIs without '10/'.
+DOI_ORG_HOSTS_PATTERN: Final = (
+    "(?:" + "|".join(re.escape(h) for h in RESOLVER_HOSTS if h.endswith("doi.org")) + ")"
+)
+#: The hosts as a reader lists them (``doi.org, dx.doi.org, www.doi.org or hdl.handle.net``).
+RESOLVER_HOSTS_TEXT: Final = ", ".join(RESOLVER_HOSTS[:-1]) + " or " + RESOLVER_HOSTS[-1]
 
 # --- The name ------------------------------------------------------------------------
 # Z39.84 4 and Appendix A; ISO 26324 4.1.2; Handbook 2.2:

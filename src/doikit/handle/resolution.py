@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 from doikit._doi import DOI
 from doikit._errors import DOINotFound, HandleServerError, InvalidDOI, MalformedResponse
 from doikit._present import url_path
+from doikit._syntax import RESOLVER_HOSTS
 from doikit.handle._locations import Location, choose_location, parse_locations
 from doikit.handle._protocol import RC_HANDLE_NOT_FOUND, RC_SUCCESS, RC_VALUES_NOT_FOUND
 from doikit.handle._values import (
@@ -340,11 +341,7 @@ def shortdoi_name(text: str) -> str:
 
 _SHORT_HEADS = (
     "doi:",
-    *(
-        scheme + host
-        for host in ("doi.org/", "dx.doi.org/", "www.doi.org/", "hdl.handle.net/")
-        for scheme in ("https://", "http://", "")
-    ),
+    *(scheme + host + "/" for host in RESOLVER_HOSTS for scheme in ("https://", "http://", "")),
 )
 
 
