@@ -152,6 +152,10 @@ def test_postgresql_stopping_is_503_one_log_line_and_recovery() -> None:
         assert httpx.get(server.url + "/10.1000/182").status_code == 503
         pg_ctl("-l", str(tmp_path / "log"), "start")
         assert httpx.get(server.url + "/api/handles/10.1000/182").status_code == 200
+        # (the recovery's line is written once the answer has gone out: wait for it)
+        deadline = time.monotonic() + 10
+        while "answers again" not in server.errors() and time.monotonic() < deadline:
+            time.sleep(0.05)
         log = server.errors()
         assert log.count("cannot answer") == 1, log
         assert log.count("answers again") == 1, log
