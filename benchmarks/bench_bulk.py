@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import gc
 import random
+import resource
 import time
 import tracemalloc
 from typing import TYPE_CHECKING
@@ -122,7 +123,7 @@ def _columns(texts: list[str]) -> dict[str, Callable[[list[str]], None]]:
     frame = pl.DataFrame({"ref": texts})
     con = duckdb.connect()
     doikit.duckdb.register(con)
-    refs = pa.table({"ref": column})
+    refs = pa.Table.from_arrays([column], names=["ref"])
     con.register("refs", refs)
 
     def polars_normalize(_: list[str]) -> None:
@@ -169,6 +170,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--names", type=int, default=10_000_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--spark", type=int, default=0, metavar="N", help="also time doikit.spark on N rows"
+    )
     args = parser.parse_args()
     inputs = make_inputs(args.names)
     print(f"build: {BUILD}; {args.names:,} names, best of {args.rounds} rounds")
@@ -181,6 +185,39 @@ def main() -> None:
     print(
         f"normalize_many's answer: {per_name:.0f} bytes per name"
         f" ({per_name * args.names / 2**20:,.0f} MiB for {args.names:,})"
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # KiB on Linux
+    print(f"the process's peak resident memory: {peak:,.0f} MiB (inputs, columns, answers)")
+    if args.spark:
+        _spark(inputs[: args.spark])
+
+
+def _spark(inputs: list[str]) -> None:
+    """doikit.spark.normalize on a local[2] Spark, the JVM's start and the frame's creation
+    left out: rows per second and the cost per row."""
+    import os  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession  # noqa: PLC0415
+
+    from doikit import spark as doi  # noqa: PLC0415
+
+    session = (
+        SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    frame = session.createDataFrame([(text,) for text in inputs], "ref string").cache()
+    frame.count()
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        frame.select(doi.normalize("ref").alias("key")).agg({"key": "count"}).collect()
+        best = min(best, time.perf_counter() - start)
+    session.stop()
+    print(
+        f"spark local[2], doikit.spark.normalize: {len(inputs) / best:,.0f} rows/s,"
+        f" {best / len(inputs) * 1e9:,.0f} ns per row ({len(inputs):,} rows)"
     )
 
 

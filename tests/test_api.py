@@ -161,7 +161,7 @@ def test_public_surface() -> None:
     assert doikit.__all__ == sorted(doikit.__all__)
     public = {name for name in dir(doikit) if not name.startswith("_")}
     public.discard("annotations")
-    subpackages = {"arrow", "cli", "client", "duckdb", "handle", "pdf", "polars", "server"}
+    subpackages = {"arrow", "cli", "client", "duckdb", "handle", "pdf", "polars", "server", "spark"}
     assert public <= set(doikit.__all__) | subpackages
     for name in ("DOI", "InvalidDOI", "DOIError", "Finding"):
         assert getattr(doikit, name).__module__ == "doikit"
