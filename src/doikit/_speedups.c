@@ -23,6 +23,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h> /* offsetof */
+#if defined(__linux__)
+#include <sys/mman.h> /* madvise */
+#endif
 
 #if PY_VERSION_HEX < 0x030C0000 /* the member constants got public names in 3.12 */
 #include <structmember.h>
@@ -748,6 +751,25 @@ bulk(PyObject *args, int want_key)
     return out;
 }
 
+/* Ask for huge pages under a large answer buffer about to be written (Linux, where
+ * transparent huge pages are on "madvise"): one fault per 2 MiB instead of one per 4 KiB,
+ * which was a quarter of the time for a column of a million names. Only a hint. */
+static void
+huge_pages(char *start, Py_ssize_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t from = ((uintptr_t)start + huge - 1) & ~(huge - 1);
+    uintptr_t to = ((uintptr_t)start + (uintptr_t)size) & ~(huge - 1);
+    if (size >= 4 * (Py_ssize_t)huge && to > from) {
+        (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+    }
+#else
+    (void)start;
+    (void)size;
+#endif
+}
+
 /* Room for *more* bytes at *used* in the growing bytes object *data* (a new reference, of
  * *room* bytes, resized to what it holds at the end: the answer is written where it is
  * returned, never copied). */
@@ -831,6 +853,8 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
     if (out_validity == NULL || out_offsets == NULL || out_data == NULL) {
         goto done;
     }
+    huge_pages(PyBytes_AS_STRING(out_data), room);
+    huge_pages(PyBytes_AS_STRING(out_offsets), (length + 1) * width);
     unsigned char *bits = (unsigned char *)PyBytes_AS_STRING(out_validity);
     memset(bits, 0, (size_t)((length + 7) / 8));
     char *ends = PyBytes_AS_STRING(out_offsets);
