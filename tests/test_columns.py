@@ -126,3 +126,10 @@ def test_duckdb_answers_as_the_per_name_functions(texts: list[str | None]) -> No
 def test_a_column_of_something_else_is_refused() -> None:
     with pytest.raises(TypeError, match="a column of strings, not int64"):
         arrow.normalize(pa.array([1, 2]))
+
+
+def test_an_empty_column_without_buffers_is_an_empty_answer() -> None:
+    """pyarrow lets an empty string array have no offsets buffer (a review found it refused)."""
+    empty = pa.Array.from_buffers(pa.string(), 0, [None, None, pa.py_buffer(b"")])
+    for name in FUNCTIONS:
+        assert getattr(arrow, name)(empty).to_pylist() == [], name

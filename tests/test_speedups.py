@@ -135,6 +135,29 @@ def test_str_subclass_is_read_as_its_text() -> None:
         __slots__ = ()
 
     assert _outcome(C, Text("doi:10.1000/ABC")) == _outcome(DOIState, Text("doi:10.1000/ABC"))
+    # The answers are exact str objects, as Python's are (the C reader leaves subclasses to
+    # the pattern; it returned the subclass object itself once, a review found).
+    quiet = False  # (None for an invalid text, not its InvalidDOI)
+    for text in (Text("10.1000/abc"), Text("10.1000/ABC"), Text("doi:10.1000/ABC")):
+        for answer in (
+            _speedups.parse(text),
+            _speedups.normalize(text),
+            *_speedups.normalize_many([text], quiet),
+            *_speedups.parse_many([text], quiet),
+        ):
+            assert type(answer) is str
+
+
+def test_the_arrow_reader_refuses_buffers_that_do_not_hold_the_array() -> None:
+    """arrow_many is handed buffers and numbers: numbers that overflow are refused, not
+    read past the buffers (a review's crash: an offset near 2**63)."""
+    wide, key = False, True
+    with pytest.raises(ValueError, match="too short"):
+        _speedups.arrow_many(b"\xff", b"\0" * 8, b"", 2**63 - 8, 1, wide, key)
+    with pytest.raises(ValueError, match="too short"):
+        _speedups.arrow_many(None, b"\0" * 8, b"", 1, 1, wide, key)
+    with pytest.raises(ValueError, match="too short"):
+        _speedups.arrow_many(b"", b"\0" * 12, b"", 0, 2, wide, key)
 
 
 @given(st.one_of(PRESENTATIONS, st.text()))

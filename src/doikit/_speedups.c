@@ -433,8 +433,10 @@ quick_copy(const Py_UCS1 *s, Py_ssize_t n, const Shape *shape, int key, Py_UCS1 
 static PyObject *
 quick_name(PyObject *text, int key)
 {
-    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) {
-        return NULL; /* (parse() and normalize() take any object: the pattern refuses it) */
+    if (!PyUnicode_CheckExact(text) || !PyUnicode_IS_ASCII(text)) {
+        /* (parse() and normalize() take any object: the pattern refuses it; a str subclass
+         * goes that way too, so that the answer is an exact str, as Python's is) */
+        return NULL;
     }
     const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -631,16 +633,19 @@ configure(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "too many resolver hosts");
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
+    for (Py_ssize_t i = 0; i < count; i++) { /* all checked before any is written */
         Py_ssize_t size;
-        const char *host = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(hosts_, i), &size);
-        if (host == NULL) {
+        if (PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(hosts_, i), &size) == NULL) {
             return NULL;
         }
         if (size + 2 > MAX_HOST) {
             PyErr_SetString(PyExc_ValueError, "a resolver host is too long");
             return NULL;
         }
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t size;
+        const char *host = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(hosts_, i), &size);
         for (Py_ssize_t k = 0; k < size; k++) { /* lower-case, as starts() compares */
             hosts[i][k] = (char)lower_ascii((Py_UCS1)host[k]);
         }
@@ -841,14 +846,31 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
         PyObject_GetBuffer(validity_object, &validity, PyBUF_SIMPLE) < 0) {
         goto done;
     }
-    if (offset < 0 || length < 0 || (offset + length + 1) * width > offsets.len ||
+    /* (compared without overflow: offset and length come from the caller; once the offsets
+     * hold offset + length + 1 entries, offset + length is a size that fits) */
+    if (offset < 0 || length < 0 || offsets.len / width < 1 ||
+        offset > offsets.len / width - 1 - length ||
         (validity.buf != NULL && (offset + length + 7) / 8 > validity.len)) {
         PyErr_SetString(PyExc_ValueError, "the buffers are too short for the array");
         goto done;
     }
     out_validity = PyBytes_FromStringAndSize(NULL, (length + 7) / 8);
     out_offsets = PyBytes_FromStringAndSize(NULL, (length + 1) * width);
-    Py_ssize_t room = data.len + 64, used = 0, nulls = 0;
+    /* room for the slice's own text (the answer is never longer; grow() copes if it is) */
+    int64_t first_end, last_end;
+    if (wide) {
+        memcpy(&first_end, (const char *)offsets.buf + 8 * offset, 8);
+        memcpy(&last_end, (const char *)offsets.buf + 8 * (offset + length), 8);
+    }
+    else {
+        int32_t a, b;
+        memcpy(&a, (const char *)offsets.buf + 4 * offset, 4);
+        memcpy(&b, (const char *)offsets.buf + 4 * (offset + length), 4);
+        first_end = a;
+        last_end = b;
+    }
+    Py_ssize_t span = last_end > first_end && last_end <= data.len ? (Py_ssize_t)(last_end - first_end) : 0;
+    Py_ssize_t room = span + 64, used = 0, nulls = 0;
     out_data = PyBytes_FromStringAndSize(NULL, room);
     if (out_validity == NULL || out_offsets == NULL || out_data == NULL) {
         goto done;

@@ -71,18 +71,20 @@ def _each_chunk(column: Column, convert: Callable[[pa.Array[Any]], pa.Array[Any]
 def _names(array: pa.Array[Any], *, key: bool) -> pa.Array[Any]:
     """The names (or keys) of a string array: in C over its buffers with the accelerator
     (no Python string per name), else through :func:`doikit.parse_many`."""
-    if _SPEEDUPS is None:
-        return pa.array((normalize_many if key else parse_many)(_strings(array)), pa.string())
     _check(array)
+    wide = not pa.types.is_string(array.type)  # large_string or string_view: 64-bit offsets
+    answer_type = pa.large_string() if wide else pa.string()
+    if _SPEEDUPS is None or len(array) == 0:
+        names = (normalize_many if key else parse_many)(array.to_pylist())
+        return pa.array(names, answer_type)
     if pa.types.is_string_view(array.type):
         array = array.cast(pa.large_string())
-    wide = pa.types.is_large_string(array.type)
     validity, offsets, data = array.buffers()
     bits, ends, names, nulls = _SPEEDUPS.arrow_many(
         validity, offsets, b"" if data is None else data, array.offset, len(array), wide, key
     )
     return pa.Array.from_buffers(
-        pa.large_string() if wide else pa.string(),
+        answer_type,
         len(array),
         [pa.py_buffer(bits), pa.py_buffer(ends), pa.py_buffer(names)],
         null_count=nulls,
