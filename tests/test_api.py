@@ -11,7 +11,7 @@ import pytest
 
 import doikit
 from doikit import DOI, DOIError, Finding, InvalidDOI
-from doikit._syntax import RESOLVER_HOSTS
+from doikit._syntax import RESOLVER_HOSTS, URI_HEADS
 
 
 def test_parts() -> None:
@@ -214,3 +214,20 @@ def test_every_resolver_host_of_the_table_is_read_everywhere(host: str) -> None:
             assert shortdoi_name(f"{scheme}{written}/10/ABC1") == "10/abc1"
     assert host in doikit.ERROR_CODES["unsupported-url"]
     assert all(any(head.endswith(h + "/") for h in RESOLVER_HOSTS) for head in _QUICK_HEADS)
+
+
+def test_the_heads_of_the_table_are_read_everywhere() -> None:
+    """doikit._syntax.URI_HEADS is the one table of URI and URN heads: the parser and the
+    extractor read every head from it, in any case; the C reader decides the same heads
+    (its literals: 'doi:', 'info:doi/', 'urn:doi:', 'hdl:'), so removing one from the table
+    without it would be caught here."""
+    assert set(URI_HEADS) == {"doi:", "info:doi/", "urn:doi:", "hdl:"}
+    for head in URI_HEADS:
+        for written in (head, head.upper()):
+            text = written + ("10.1000:ABC" if head == "urn:doi:" else "10.1000/ABC")
+            assert doikit.validate(text) == "10.1000/ABC"
+            assert doikit.normalize(text) == "10.1000/abc"
+            assert [str(f.doi) for f in doikit.find_all(f"see {text} now")] == ["10.1000/ABC"]
+    with pytest.raises(InvalidDOI) as refused:
+        DOI("nothing")
+    assert all(head in str(refused.value) for head in URI_HEADS)

@@ -32,6 +32,8 @@ from doikit._syntax import (
     DOI_ORG_HOSTS_PATTERN,
     PREFIX_PATTERN,
     RESOLVER_HOSTS_PATTERN,
+    URI_HEADS,
+    URN,
     PercentError,
     percent_decode,
 )
@@ -206,7 +208,7 @@ def _candidates() -> re.Pattern[str]:
 
 _IN_URL, _SHAPED, _BARE = 1, 2, 3  # match.lastindex of each alternative but the first
 
-_URN: Final = "urn:doi:"
+_URN: Final = URN
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
 _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-_")
 # A DOI is inside a URL when the token it sits in (the text since the last space, quote,
@@ -664,7 +666,10 @@ _CONTINUATION: Final = re.compile(
 )
 _BREAK_BEGUN: Final = re.compile(r"[ \t]*\r?")
 _NOT_A_CONTINUATION: Final = re.compile(
-    r"[)\]}>\"'\s]|10\.|doi:|urn:|info:|hdl:|https?:", re.IGNORECASE | re.ASCII
+    r"[)\]}>\"'\s]|10\.|"
+    + "|".join(sorted({re.escape(head.split(":")[0] + ":") for head in URI_HEADS}))
+    + "|https?:",
+    re.IGNORECASE | re.ASCII,
 )
 
 
@@ -897,7 +902,7 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
     try:
         if in_url or urn:
             name = percent_decode(name)
-        doi = DOI("urn:doi:" + name[8:] if urn else name)
+        doi = DOI(URN + name[len(URN) :] if urn else name)
     except (InvalidDOI, PercentError):
         return None
     return _new_found(Found, (doi, start, end, raw))

@@ -27,13 +27,18 @@ from typing import Final, Literal, NoReturn
 
 from doikit._errors import InvalidDOI
 from doikit._syntax import (
+    HANDLE_URI,
+    INFO_URI,
     PREFIX_RE,
     PRINTABLE_ASCII,
     RESOLVER_HOSTS_PATTERN,
     RESOLVER_HOSTS_TEXT,
+    URI_HEADS,
+    URI_HEADS_PATTERN,
     URI_KEEP,
     URL_MANDATORY,
     URL_RECOMMENDED,
+    URN,
     PercentError,
     decoded_index,
     describe,
@@ -53,9 +58,15 @@ _FORM: Final = re.compile(
               """
     + RESOLVER_HOSTS_PATTERN
     + r"""(?::[0-9]{1,5})?(?:/|\Z))
-    | (?P<urn>urn:doi:)
-    | (?P<info>info:doi/)
-    | (?P<hdl>hdl:)
+    | (?P<urn>"""
+    + re.escape(URN)
+    + r""")
+    | (?P<info>"""
+    + re.escape(INFO_URI)
+    + r""")
+    | (?P<hdl>"""
+    + re.escape(HANDLE_URI)
+    + r""")
     | (?P<doi>doi(?:[ \t]*:[ \t]*|[ \t]+))
     | (?P<other>[a-z][a-z0-9+.-]*://[^/?\#\s]*)
     """,
@@ -63,9 +74,9 @@ _FORM: Final = re.compile(
 )
 # handle-api.md 2.1 step 4: what the proxy strips from a decoded path.
 _PROXY_PREFIX: Final = re.compile(
-    r"(?:api/handles/)?(?:urn:doi:|doi:|info:doi/|hdl:)?", re.IGNORECASE | re.ASCII
+    r"(?:api/handles/)?" + URI_HEADS_PATTERN + "?", re.IGNORECASE | re.ASCII
 )
-_URN_PREFIX: Final = re.compile(r"(?:api/handles/)?urn:doi:", re.IGNORECASE | re.ASCII)
+_URN_PREFIX: Final = re.compile(r"(?:api/handles/)?" + re.escape(URN), re.IGNORECASE | re.ASCII)
 _QUERY_OR_FRAGMENT: Final = re.compile(r"[?#]")
 
 
@@ -156,11 +167,17 @@ _QUICK: Final = re.compile(
       (?:(?=10\.)|((?i:(?:https?://)?"""
     + RESOLVER_HOSTS_PATTERN
     + r"""/
-          |doi(?::\ ?|\ )|info:doi/|hdl:)))    # a bare name first: it is the commonest
+          |doi(?::\ ?|\ )|"""
+    + re.escape(INFO_URI)
+    + "|"
+    + re.escape(HANDLE_URI)
+    + r""")))    # a bare name first: it is the commonest
       (10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)     # (a repeat only where there is one)
         (?(1)(?:/|%2[Ff])[!"$->@-~]++            # after a head: escapes decoded below
             |/[ -$&-~]*[!-$&-.0-~]))            # bare: literal, no '%', no final ' ' or '/'
-    | (?i:urn:doi:)(10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)):([!"$->@-~]++)
+    | (?i:"""
+    + re.escape(URN)
+    + r""")(10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)):([!"$->@-~]++)
     )\Z
     """,
     re.ASCII | re.VERBOSE,
@@ -334,7 +351,7 @@ def _not_a_doi(text: str, stripped: str) -> NoReturn:
         "not-a-doi",
         _lead(text),
         "expected a DOI name ('10.…/…') or a presentation of one "
-        f"(doi:, info:doi/, urn:doi:, hdl:, or a URL of {RESOLVER_HOSTS_TEXT})",
+        f"({', '.join(URI_HEADS)}, or a URL of {RESOLVER_HOSTS_TEXT})",
     )
 
 

@@ -30,6 +30,18 @@ DOI_ORG_HOSTS_PATTERN: Final = (
 #: The hosts as a reader lists them (``doi.org, dx.doi.org, www.doi.org or hdl.handle.net``).
 RESOLVER_HOSTS_TEXT: Final = ", ".join(RESOLVER_HOSTS[:-1]) + " or " + RESOLVER_HOSTS[-1]
 
+#: The heads of a DOI name's URI and URN presentations: the doi URI (004 ch. 2), the info
+#: URI (RFC 4452), the URN (000) and the handle URI. The parser's patterns, the extractor
+#: and the messages take them from here; the C reader decides the same heads (the literals
+#: of head_length in _speedups.c: a test holds them to this table).
+DOI_URI: Final = "doi:"
+INFO_URI: Final = "info:doi/"
+URN: Final = "urn:doi:"
+HANDLE_URI: Final = "hdl:"
+URI_HEADS: Final = (DOI_URI, INFO_URI, URN, HANDLE_URI)
+#: :data:`URI_HEADS` as a regular-expression alternation (for re.IGNORECASE).
+URI_HEADS_PATTERN: Final = "(?:" + "|".join(map(re.escape, URI_HEADS)) + ")"
+
 # --- The name ------------------------------------------------------------------------
 # Z39.84 4 and Appendix A; ISO 26324 4.1.2; Handbook 2.2:
 #   <DIR>.<REG>/<DSS>, DIR = "10", REG numeric with optional "."-separated subdivisions.
