@@ -472,16 +472,13 @@ quick_name(PyObject *text, int key)
     return name;
 }
 
-/* The bare name in *text* (a new reference), as doikit._present.parse reads it: a plain
- * name that the compiled pattern decides whole (group 2, no escapes) is the name; anything
- * else goes to the Python parser, which raises InvalidDOI where it is no DOI. */
+/* The bare name in *text* (a new reference) as doikit._present.parse reads it, without the
+ * C reader: a plain name that the compiled pattern decides whole (group 2, no escapes) is
+ * the name; anything else goes to the Python parser, which raises InvalidDOI where it is
+ * no DOI. (For the texts quick_name() has already left undecided.) */
 static PyObject *
-parse_name(PyObject *text)
+pattern_name(PyObject *text)
 {
-    PyObject *decided = quick_name(text, 0);
-    if (decided != NULL || PyErr_Occurred()) {
-        return decided;
-    }
     PyObject *match = PyObject_CallOneArg(quick, text);
     if (match == NULL) {
         return NULL;
@@ -509,6 +506,29 @@ parse_name(PyObject *text)
     }
     PyObject *name = PyObject_CallFunctionObjArgs(parse_rest, text, match, NULL);
     Py_DECREF(match);
+    return name;
+}
+
+/* The bare name in *text* (a new reference): by the C reader where it decides, else by the
+ * pattern and the Python parser. */
+static PyObject *
+parse_name(PyObject *text)
+{
+    PyObject *decided = quick_name(text, 0);
+    if (decided != NULL || PyErr_Occurred()) {
+        return decided;
+    }
+    return pattern_name(text);
+}
+
+/* The key of the name that pattern_name() reads in *text* (a new reference). */
+static PyObject *
+pattern_key(PyObject *text)
+{
+    PyObject *name = pattern_name(text);
+    if (name != NULL) {
+        Py_SETREF(name, key_of(name));
+    }
     return name;
 }
 
@@ -671,12 +691,7 @@ normalized(PyObject *text)
     if (key != NULL || PyErr_Occurred()) {
         return key;
     }
-    PyObject *name = parse_name(text);
-    if (name == NULL) {
-        return NULL;
-    }
-    Py_SETREF(name, key_of(name));
-    return name;
+    return pattern_key(text); /* (not parse_name: the C reader has had its say) */
 }
 
 /* The InvalidDOI being raised, taken off the error indicator (a new reference). */
@@ -802,7 +817,8 @@ slow_into(const char *s, Py_ssize_t n, int key, PyObject **data, Py_ssize_t *roo
     if (text == NULL) {
         return -1;
     }
-    PyObject *answer = key ? normalized(text) : parse_name(text);
+    /* (the C reader has had its say on these bytes: straight to the pattern) */
+    PyObject *answer = key ? pattern_key(text) : pattern_name(text);
     Py_DECREF(text);
     if (answer == NULL) {
         if (PyErr_ExceptionMatches(invalid_doi)) {
