@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING, Final, Literal, Self, cast, final, overload
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
     from types import ModuleType
 
 from doikit._errors import InvalidDOI
@@ -339,17 +339,17 @@ if not TYPE_CHECKING and _SPEEDUPS is not None:
 Errors = Literal["none", "report"]
 
 
-def _reporting(errors: str) -> bool:
+def _bulk(texts: Iterable[object], errors: str, *, key: bool) -> list[str | InvalidDOI | None]:
+    """normalize_many (*key*) or parse_many: the accelerator's bulk loop (``_speedups.c``,
+    ``bulk``), or its pure-Python twin below."""
     if errors not in ("none", "report"):
         msg = f"errors must be 'none' or 'report', not {errors!r}"
         raise ValueError(msg)
-    return errors == "report"
-
-
-def _each(
-    texts: Iterable[object], one: Callable[[str], str], *, report: bool
-) -> list[str | InvalidDOI | None]:
-    """The pure-Python twin of the accelerator's bulk loop (``_speedups.c``, ``bulk``)."""
+    report = errors == "report"
+    if _SPEEDUPS is not None:
+        loop = _SPEEDUPS.normalize_many if key else _SPEEDUPS.parse_many
+        return cast("list[str | InvalidDOI | None]", loop(texts, report))
+    one = normalize if key else parse
     out: list[str | InvalidDOI | None] = []
     for index, text in enumerate(texts):
         if text is None:
@@ -390,10 +390,7 @@ def normalize_many(
 
     :raises TypeError: for an item that is neither a ``str`` nor ``None``.
     """
-    report = _reporting(errors)
-    if _SPEEDUPS is not None:
-        return cast("list[str | InvalidDOI | None]", _SPEEDUPS.normalize_many(texts, report))
-    return _each(texts, normalize, report=report)
+    return _bulk(texts, errors, key=True)
 
 
 @overload
@@ -414,7 +411,4 @@ def parse_many(
     >>> parse_many(["DOI: 10.1000/ABC", "not a doi", None])
     ['10.1000/ABC', None, None]
     """
-    report = _reporting(errors)
-    if _SPEEDUPS is not None:
-        return cast("list[str | InvalidDOI | None]", _SPEEDUPS.parse_many(texts, report))
-    return _each(texts, parse, report=report)
+    return _bulk(texts, errors, key=False)
