@@ -43,7 +43,8 @@ def _checkout_copy(tmp_path: Path) -> Path:
     return copy
 
 
-def _build_and_use(tmp_path: Path, environment: dict[str, str]) -> tuple[list[str], str]:
+def _build_wheel(tmp_path: Path, environment: dict[str, str]) -> Path:
+    """A wheel of a copy of the checkout, built in tmp_path/wheels by the build backend."""
     checkout = _checkout_copy(tmp_path)
     wheels = tmp_path / "wheels"
     built = subprocess.run(
@@ -55,7 +56,11 @@ def _build_and_use(tmp_path: Path, environment: dict[str, str]) -> tuple[list[st
         check=False,
     )
     assert built.returncode == 0, built.stderr[-3000:]
-    wheel = wheels / built.stdout.strip().splitlines()[-1]
+    return wheels / built.stdout.strip().splitlines()[-1]
+
+
+def _build_and_use(tmp_path: Path, environment: dict[str, str]) -> tuple[list[str], str]:
+    wheel = _build_wheel(tmp_path, environment)
     unpacked = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -117,18 +122,8 @@ def test_a_plain_install_runs_the_core_commands_and_names_each_missing_extra(
 ) -> None:
     """`pip install doikit` with no extra, in a fresh venv: the core commands run; each
     command of an optional layer says in one line which extra to install; no traceback."""
-    checkout = _checkout_copy(tmp_path)
-    wheels = tmp_path / "wheels"
-    built = subprocess.run(
-        [PYTHON, "-c", BUILD, str(wheels)],
-        cwd=checkout,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert built.returncode == 0, built.stderr[-3000:]
-    wheel = wheels / built.stdout.strip().splitlines()[-1]
-    _wheel_of_installed("click", wheels)
+    wheel = _build_wheel(tmp_path, dict(os.environ))
+    _wheel_of_installed("click", wheel.parent)
     venv = tmp_path / "fresh"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     installed = subprocess.run(
@@ -140,7 +135,7 @@ def test_a_plain_install_runs_the_core_commands_and_names_each_missing_extra(
             "--quiet",
             "--no-index",
             "--find-links",
-            str(wheels),
+            str(wheel.parent),
             str(wheel),
         ],
         capture_output=True,
