@@ -30,12 +30,11 @@ from typing import TYPE_CHECKING
 import idutils
 
 import doikit
+from bench_names import ESCAPES
 from doikit._doi import BUILD
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-_ESCAPES = ["%3C", "%3E", "%3B", "%28", "%29", "%3A"]
 
 
 def _suffix(rng: random.Random) -> str:
@@ -56,9 +55,9 @@ def _escaped(rng: random.Random) -> str:
     parts = [f"(SICI)1097-4258(1999{n % 100:02d})14", f"2{n}", "AID-XYZ", "3.0.CO", f"2-{n % 10}"]
     out = parts[0]
     for part in parts[1:]:
-        out += rng.choice(_ESCAPES) + part
+        out += rng.choice(ESCAPES) + part
     for _ in range(rng.randrange(0, 6)):
-        out += rng.choice(_ESCAPES) + str(rng.randrange(10))
+        out += rng.choice(ESCAPES) + str(rng.randrange(10))
     return out
 
 
