@@ -19,3 +19,7 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 html_theme = "furo"
 html_title = "doikit"
+# The docs link nowhere outside themselves (scripts/doclinks.py checks it): the footer is the
+# site's own (_templates/page.html), without the theme's credit links.
+templates_path = ["_templates"]
+html_show_sphinx = False

@@ -5,8 +5,8 @@
 # Python, as scripts/test.sh arranges)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python -m ruff check src tests benchmarks docs setup.py
-python -m ruff format --check src tests benchmarks setup.py
+python -m ruff check src tests benchmarks docs scripts setup.py
+python -m ruff format --check src tests benchmarks scripts setup.py
 python -m mypy
 python -m pytest "$@"
 # The same tests of names and extraction on the pure-Python build, which is what installs

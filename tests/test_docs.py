@@ -7,7 +7,8 @@ them) must be exactly the lines under it. The reader's server listens on port 80
 test's on a free port, written in place of ``127.0.0.1:8000`` in commands and output. The
 docs' sessions run with ``.venv`` activated, as the README's quick start leaves the shell.
 
-Then the docs are built with Sphinx, warnings as errors (``scripts/docs.sh``).
+Then the docs are built with Sphinx, warnings as errors, and their links checked
+(``scripts/docs.sh``, ``scripts/doclinks.py``).
 """
 
 from __future__ import annotations
@@ -134,3 +135,40 @@ def test_the_docs_build_without_warnings(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert (tmp_path / "html" / "index.html").exists()
+
+
+def _doclinks(site: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "doclinks.py"), str(site)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("link", "why"),
+    [
+        ("b.html#there", ""),
+        ("sub/../b.html", ""),
+        ("#here", ""),
+        ("c.html", "c.html: no such file"),
+        ("b.html#nowhere", "b.html#nowhere: no such anchor in b.html"),
+        ("#nowhere", "#nowhere: no such anchor in index.html"),
+        ("https://example.org/", "https://example.org/: points outside the documentation"),
+        ("//example.org/x", "//example.org/x: points outside the documentation"),
+        ("mailto:a@example.org", "mailto:a@example.org: points outside the documentation"),
+        ("../../etc/passwd", "../../etc/passwd: no such file"),
+    ],
+)
+def test_the_link_check_finds_each_kind_of_broken_link(tmp_path: Path, link: str, why: str) -> None:
+    (tmp_path / "index.html").write_text(
+        f'<p id="here">Shown, not linked: https://example.org/x</p><a href="{link}">x</a>'
+    )
+    (tmp_path / "b.html").write_text('<h1 id="there">B</h1>')
+    done = _doclinks(tmp_path)
+    if why:
+        assert done.returncode == 1
+        assert done.stderr == f"doclinks: index.html: {why}\n"
+    else:
+        assert (done.returncode, done.stderr) == (0, "")
