@@ -2,10 +2,12 @@
 
     python benchmarks/bench_serve.py [--records 1000000] [--duration 10] [--connections 32]
 
-1. Fills a fresh SQLite store with N records (10.5555/bench-0 … N-1) through the store API.
+1. Fills a fresh SQLite store with N records (10.5555/bench-0 … N-1) through the store API,
+   each as a Handle client writes one: a URL and an HS_ADMIN value.
 2. Starts `doikit serve` on it (one worker, uvloop, uvicorn's httptools protocol with doikit's
-   limits), the same app on uvicorn's plain httptools protocol (no limits: what the limits
-   cost), and the same uvicorn serving a bare ASGI app that returns a constant JSON body.
+   limits, which writes the hot reads' replies itself), the same app on uvicorn's plain
+   httptools protocol (no limits, every reply through ASGI), and the same uvicorn serving a
+   bare ASGI app that returns a constant JSON body.
 3. Loads each with wrk (Debian's package; one thread, C connections, a Lua script asking for
    random existing names): the bare app, GET /api/handles/{doi}, and the redirect GET /{doi}.
    Each target runs twice, interleaved, and the better run counts (the machine is shared).
@@ -34,7 +36,7 @@ from pathlib import Path
 import httpx
 
 from doikit import DOI
-from doikit.handle import HandleValue, values_to_json
+from doikit.handle import AdminData, HandleValue, values_to_json
 from doikit.server import Row, hash_token, new_token, open_store
 
 BARE_APP = """
@@ -53,6 +55,11 @@ async def app(scope, receive, send):
                 "headers": [(b"content-type", b"application/json;charset=UTF-8")]})
     await send({"type": "http.response.body", "body": BODY})
 """
+
+# Each record as a Handle client writes one through the API: a URL and an HS_ADMIN value.
+ADMIN = HandleValue(
+    100, "HS_ADMIN", AdminData("0.NA/10.5555", 200, "111111111111"), timestamp=1763769600
+)
 
 LUA = """
 math.randomseed(%(seed)d)
@@ -79,7 +86,7 @@ def fill(store_url: str, n: int, token: str) -> float:
             value = HandleValue(
                 1, "URL", f"https://example.org/bench/{i}".encode(), timestamp=1763769600
             )
-            batch.append(Row(DOI(name).key, name, "10.5555", values_to_json((value,))))
+            batch.append(Row(DOI(name).key, name, "10.5555", values_to_json((value, ADMIN))))
             if len(batch) == 50_000:
                 await store.put_many(batch)
                 batch = []
@@ -249,7 +256,7 @@ def main() -> None:  # noqa: PLR0915 - one linear script: fill, serve, load, dep
         names = {
             "bare": "bare ASGI app (constant body)",
             "api": "GET /api/handles/{doi}",
-            "api-plain": "  the same, without the limits",
+            "api-plain": "  the same on plain uvicorn (ASGI)",
             "redirect": "GET /{doi} (302 redirect)",
         }
         for label, (rps, p50, p99) in best.items():

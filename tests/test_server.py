@@ -644,3 +644,93 @@ def test_fast_path_parity_on_tricky_records(
         full.headers.get("location"),
         full.content,
     )
+
+
+# --- hot reads written by the protocol (doikit.server._uvicorn) ---------------------------
+
+
+def exchange(server: Server, data: bytes, methods: list[str]) -> tuple[list[Any], bool]:
+    """Send *data* (requests, perhaps pipelined) on one connection; the responses, parsed
+    in order (*methods* says which were HEAD: no body), and whether the server closed the
+    connection after the last one."""
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(data)
+        sock.settimeout(2)
+        got = b""
+        closed = False
+        try:
+            while chunk := sock.recv(65536):
+                got += chunk
+            closed = True
+        except TimeoutError:
+            pass
+    responses = []
+    for method in methods:
+        head, _, got = got.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = [
+            (name.strip(), value.strip())
+            for name, _, value in (line.partition(":") for line in lines[1:])
+        ]
+        length = 0 if method == "HEAD" else int(dict(headers).get("content-length", "0"))
+        responses.append((lines[0], headers, got[:length]))
+        got = got[length:]
+    assert got == b"", got
+    return responses, closed
+
+
+def request(method: str, target: str, *extra: str, version: str = "1.1") -> bytes:
+    return "\r\n".join([f"{method} {target} HTTP/{version}", "Host: x", *extra, "", ""]).encode()
+
+
+def test_hot_reads_pipelined_with_others_are_answered_in_order(server: Server) -> None:
+    data = b"".join(
+        [
+            request("GET", "/10.1000/182"),
+            request("GET", "/api/handles/10.1000/1?auth"),  # the full route, in between
+            request("GET", "/api/handles/10.1000/182"),
+            request("HEAD", "/api/handles/10.1000/182"),
+            request("GET", "/10.1000/182", "Connection: close"),
+        ]
+    )
+    responses, closed = exchange(server, data, ["GET", "GET", "GET", "HEAD", "GET"])
+    assert [status for status, _, _ in responses] == [
+        "HTTP/1.1 302 Found",
+        "HTTP/1.1 200 OK",
+        "HTTP/1.1 200 OK",
+        "HTTP/1.1 200 OK",
+        "HTTP/1.1 302 Found",
+    ]
+    assert json.loads(responses[1][2])["handle"] == "10.1000/1"
+    assert json.loads(responses[2][2])["handle"] == "10.1000/182"
+    for _, headers, _ in responses:
+        names = [name.lower() for name, _ in headers]
+        assert names.count("date") == 1
+        assert "server" not in names
+    head_headers = dict(responses[3][1])
+    assert head_headers["content-length"] == str(len(responses[2][2]))
+    assert ("connection", "close") in responses[4][1]
+    assert ("connection", "close") not in responses[0][1]
+    assert closed
+
+
+def test_a_hot_read_over_http_1_0_closes_the_connection(server: Server) -> None:
+    responses, closed = exchange(
+        server, request("GET", "/api/handles/10.1000/182", version="1.0"), ["GET"]
+    )
+    assert responses[0][0] == "HTTP/1.1 200 OK"
+    assert ("connection", "close") in responses[0][1]
+    assert closed
+
+
+def test_a_hot_read_keeps_the_connection_for_the_next_request(server: Server) -> None:
+    # A GET with a body (dropped, as after any early answer), then more on the connection.
+    data = (
+        request("GET", "/10.1000/182", "Content-Length: 5")
+        + b"hello"
+        + request("GET", "/api/handles/10.1000/182")
+    )
+    responses, closed = exchange(server, data, ["GET", "GET"])
+    assert [status for status, _, _ in responses] == ["HTTP/1.1 302 Found", "HTTP/1.1 200 OK"]
+    assert not closed  # kept alive: the client may go on

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -11,11 +15,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doikit import DOI
+from doikit.handle import DEFAULT_PERMISSIONS, HandleValue, values_to_json
 from doikit.server import Row, Store, StoreError, open_store
-from doikit.server.stores import index_changes, index_entries
+from doikit.server.stores import all_public, index_changes, index_entries
+from doikit.server.stores._sqlite import SNAPSHOT_SECONDS
+from test_handle import values as handle_values
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable, Callable
+    from pathlib import Path
 
 
 def run(url: str, body: Callable[[Store], Awaitable[None]]) -> None:
@@ -302,3 +310,104 @@ def test_a_batch_s_index_changes_bring_the_index_to_its_last_rows(
     after.update(writes)
     assert not gone & added  # (gone may name entries the batch itself added and dropped)
     assert (index(old) - gone) | added == index(after)
+
+
+_UPDATE_ALL = (
+    "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None);"
+    " c.execute(\"UPDATE handles SET vals = '[-1]'\")"
+)
+
+
+def _sqlite_write(path: Path, name: str, values: str) -> None:
+    """Write one record as another connection (another worker process would) does."""
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)",
+            tuple(row(name, values)),
+        )
+
+
+def test_the_sqlite_reader_sees_each_commit_of_another_connection_at_once(
+    tmp_path: Path,
+) -> None:
+    # The reader keeps its read transaction open between reads (a snapshot); every read must
+    # still see what any other connection committed before it.
+    path = tmp_path / "s.sqlite3"
+
+    async def body(store: Store) -> None:
+        assert await store.get("10.5555/a") is None
+        for n in range(200):
+            _sqlite_write(path, "10.5555/a", f"[{n}]")
+            got = await store.get("10.5555/a")
+            assert got is not None
+            assert got.values_json == f"[{n}]"
+            assert await store.has_prefix("10.5555")
+        # And from another process.
+        await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-c", _UPDATE_ALL, str(path)],
+            check=True,
+        )
+        got = await store.get("10.5555/a")
+        assert got is not None
+        assert got.values_json == "[-1]"
+
+    run(f"sqlite:///{path}", body)
+
+
+def test_the_sqlite_reader_lets_checkpoints_through_once_idle(tmp_path: Path) -> None:
+    # A kept read transaction holds back checkpoints; it ends SNAPSHOT_SECONDS after it began.
+    path = tmp_path / "s.sqlite3"
+
+    def truncate() -> int:
+        with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as conn:
+            busy: int = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            return busy
+
+    async def body(store: Store) -> None:
+        _sqlite_write(path, "10.5555/a", "[1]")
+        assert await store.get("10.5555/a") is not None
+        assert await store.get("10.5555/a") is not None  # nothing written since: kept open
+        _sqlite_write(path, "10.5555/b", "[2]")
+        assert truncate() == 1  # the reader's snapshot is still open: the WAL must stay
+        await asyncio.sleep(SNAPSHOT_SECONDS + 0.2)
+        assert truncate() == 0
+        got = await store.get("10.5555/b")
+        assert got is not None
+        assert got.values_json == "[2]"
+
+    run(f"sqlite:///{path}", body)
+
+
+@given(st.lists(handle_values, max_size=4))
+def test_a_record_served_as_stored_has_only_public_values(values: list[HandleValue]) -> None:
+    # The hot reads serve a record's JSON as stored when all_public says so: it must never
+    # say so of a record with a value the public may not read. (It may be cautious.)
+    text = values_to_json(tuple(values))
+    if all_public(text):
+        assert all(value.public_read for value in values)
+    if all(value.permissions == DEFAULT_PERMISSIONS for value in values):
+        assert all_public(text)  # and it is not cautious for what it was made for
+
+
+def test_the_sqlite_wal_starts_over_while_reads_and_writes_alternate(tmp_path: Path) -> None:
+    # Reads between writes keep no transaction open, so checkpoints finish and the WAL file
+    # starts over instead of growing with every write.
+    path = tmp_path / "s.sqlite3"
+    wal = tmp_path / "s.sqlite3-wal"
+
+    async def body(store: Store) -> None:
+        with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as conn:
+            conn.execute("PRAGMA wal_autocheckpoint=100")
+            for n in range(3000):
+                conn.execute(
+                    "INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)",
+                    tuple(row(f"10.5555/w{n % 50}", f"[{n}]")),
+                )
+                got = await store.get(f"10.5555/w{n % 50}")
+                assert got is not None
+                assert got.values_json == f"[{n}]"
+        # 3000 commits of a page or two each; the WAL started over at every checkpoint.
+        assert wal.stat().st_size < 400 * 4096
+
+    run(f"sqlite:///{path}", body)

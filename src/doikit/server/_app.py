@@ -24,7 +24,7 @@ from starlette.routing import Route
 from doikit.handle import RC_ERROR
 from doikit.server import _pages
 from doikit.server._auth import Authority
-from doikit.server._fast import FastPaths
+from doikit.server._fast import FastPaths, Reply
 from doikit.server._http import Refused, api_error, page, query_params
 from doikit.server._reads import Reads
 from doikit.server._writes import Writes
@@ -76,7 +76,7 @@ class _Guard:
     It also tells :class:`_Incidents` when the store answers again."""
 
     def __init__(
-        self, inner: ASGIApp, incidents: _Incidents, timeout: float | None, *, access_log: bool
+        self, inner: FastPaths, incidents: _Incidents, timeout: float | None, *, access_log: bool
     ) -> None:
         self.inner = inner
         self.incidents = incidents
@@ -126,6 +126,14 @@ class _Guard:
                 _access(scope, status, time.monotonic() - begun)
         if status < 500:
             self.incidents.answered()
+
+    def now(self, target: bytes) -> Reply | None:
+        """:meth:`FastPaths.now`, when this layer has nothing to do for the request (no
+        deadline, no access log, no incident under way): ``doikit serve``'s protocol then
+        writes the reply itself (:mod:`._uvicorn`)."""
+        if self.timeout is None and not self.access_log and self.incidents.since is None:
+            return self.inner.now(target)
+        return None
 
     async def _failed(self, scope: Scope, send: Send, exc: Exception) -> None:
         """After an exception on the common path: a 500, unless a response went out (then

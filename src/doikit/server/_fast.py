@@ -17,8 +17,11 @@ from doikit._syntax import fold
 from doikit.handle import success_body
 from doikit.server import _pages
 from doikit.server._http import expires, safe_location
+from doikit.server.stores import all_public
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from starlette.types import ASGIApp, Receive, Scope, Send
 
     from doikit.server.stores import Store, StoredRecord
@@ -61,12 +64,64 @@ def _first_url(text: str) -> tuple[str, int] | None:
 _DETOUR: Final = re.compile(r'"type":"(?i:hs_alias|10320/loc)"', re.ASCII)
 
 
+#: A reply: status, headers (lower-case names) and body.
+Reply = tuple[int, list[tuple[bytes, bytes]], bytes]
+
+
+def _hot(raw: bytes) -> tuple[bool, str] | None:
+    """Whether a request target is one of the two hot reads: (is it the API, the name), or
+    None. A plain ASCII path without escapes, query or fragment."""
+    if not raw.isascii() or b"%" in raw or b"#" in raw or b"?" in raw:
+        return None
+    if raw.startswith(b"/api/handles/10."):
+        return True, raw[13:].decode("ascii")
+    if raw.startswith(b"/10."):
+        return False, raw[1:].decode("ascii")
+    return None
+
+
+def _api_reply(name: str, stored: StoredRecord | None) -> Reply | None:
+    if stored is None or not all_public(stored.values_json):
+        return None
+    body = success_body(name, stored.values_json).encode("utf-8")
+    return 200, [*_JSON_HEADERS, (b"content-length", str(len(body)).encode("ascii"))], body
+
+
+def _redirect_reply(name: str, stored: StoredRecord | None) -> Reply | None:
+    if stored is None or name.strip() != name:
+        return None
+    # The values are doikit's own canonical JSON (values_to_json), where a quote inside a
+    # string is always escaped: these patterns can only match real keys.
+    text = stored.values_json
+    if _DETOUR.search(text) or not all_public(text):
+        # The full route follows aliases, chooses locations and hides private values.
+        return None
+    found = _first_url(text)
+    if found is None:
+        return None
+    url, ttl = found
+    location = url if _PLAIN_URL.fullmatch(url) else safe_location(url)
+    body = _pages.redirect(location).encode("ascii")
+    headers = [
+        (b"location", location.encode("ascii")),
+        (b"expires", expires(ttl).encode("ascii")),
+        _HTML,
+        (b"content-length", str(len(body)).encode("ascii")),
+    ]
+    return 302, headers, body
+
+
 class FastPaths:
-    """ASGI middleware: the hot reads from *store*, everything else to *inner*."""
+    """ASGI middleware: the hot reads from *store*, everything else to *inner*.
+
+    With a store that reads without a coroutine (SQLite's ``get_now``), :meth:`now` answers
+    the same requests synchronously, for ``doikit serve``'s HTTP protocol, which then
+    writes the reply itself without an ASGI cycle (:mod:`._uvicorn`)."""
 
     def __init__(self, inner: ASGIApp, store: Store) -> None:
         self.inner = inner
         self.store = store
+        self._get_now: Callable[[str], StoredRecord | None] | None = getattr(store, "get_now", None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -74,14 +129,17 @@ class FastPaths:
             and scope["method"] in {"GET", "HEAD"}
             and not scope["query_string"]
         ):
-            raw: bytes = scope.get("raw_path") or b""
-            if raw.isascii() and b"%" not in raw and b"#" not in raw and b"?" not in raw:
-                if raw.startswith(b"/api/handles/10."):
-                    if await self._api(raw[13:].decode("ascii"), send):
-                        return
-                elif raw.startswith(b"/10.") and await self._redirect(
-                    raw[1:].decode("ascii"), send
-                ):
+            hot = _hot(scope.get("raw_path") or b"")
+            if hot is not None:
+                api, name = hot
+                stored = await self._lookup(name)
+                reply = _api_reply(name, stored) if api else _redirect_reply(name, stored)
+                if reply is not None:
+                    status, headers, body = reply
+                    await send(
+                        {"type": "http.response.start", "status": status, "headers": headers}
+                    )
+                    await send({"type": "http.response.body", "body": body})
                     return
         await self.inner(scope, receive, send)
 
@@ -91,40 +149,16 @@ class FastPaths:
         except Exception:  # noqa: BLE001 - the full route repeats the lookup and reports it
             return None
 
-    async def _api(self, name: str, send: Send) -> bool:
-        stored = await self._lookup(name)
-        if stored is None or '"permissions":' in stored.values_json:
-            return False
-        body = success_body(name, stored.values_json).encode("utf-8")
-        headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode("ascii"))]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
-        return True
-
-    async def _redirect(self, name: str, send: Send) -> bool:
-        if name.strip() != name:
-            return False
-        stored = await self._lookup(name)
-        if stored is None:
-            return False
-        # The values are doikit's own canonical JSON (values_to_json), where a quote inside a
-        # string is always escaped: these patterns can only match real keys.
-        text = stored.values_json
-        if _DETOUR.search(text) or '"permissions":' in text:
-            # The full route follows aliases, chooses locations and hides private values.
-            return False
-        found = _first_url(text)
-        if found is None:
-            return False
-        url, ttl = found
-        location = url if _PLAIN_URL.fullmatch(url) else safe_location(url)
-        body = _pages.redirect(location).encode("ascii")
-        headers = [
-            (b"location", location.encode("ascii")),
-            (b"expires", expires(ttl).encode("ascii")),
-            _HTML,
-            (b"content-length", str(len(body)).encode("ascii")),
-        ]
-        await send({"type": "http.response.start", "status": 302, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
-        return True
+    def now(self, target: bytes) -> Reply | None:
+        """The reply to ``GET`` *target* (the request target as sent), if it is a hot read
+        that the store can answer without waiting; None sends the request the usual way."""
+        get_now = self._get_now
+        hot = _hot(target)
+        if get_now is None or hot is None:
+            return None
+        api, name = hot
+        try:
+            stored = get_now(fold(name))
+        except Exception:  # noqa: BLE001 - the full route repeats the lookup and reports it
+            return None
+        return _api_reply(name, stored) if api else _redirect_reply(name, stored)

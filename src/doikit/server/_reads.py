@@ -48,7 +48,7 @@ from doikit.server._http import (
     values_of,
 )
 from doikit.server._openapi import openapi
-from doikit.server.stores import INDEXED_CHARS, stored_values
+from doikit.server.stores import INDEXED_CHARS, all_public, stored_values
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -140,7 +140,7 @@ class Reads:
         if stored is None:
             raise Refused(RC_HANDLE_NOT_FOUND, None)
         public_only = not present(params, "publicOnly") or flag(params, "publicOnly")
-        if public_only and not types and not indexes and '"permissions":' not in stored.values_json:
+        if public_only and not types and not indexes and all_public(stored.values_json):
             # Every value is publicly readable and none is filtered out: answer as stored.
             return api_reply(success_body(handle, stored.values_json), 200, params)
         values = stored.values()

@@ -32,14 +32,17 @@ if TYPE_CHECKING:
 
 
 def app_from_env() -> object:
-    """The app for uvicorn's worker processes, configured through the environment."""
-    return create_app(
+    """The app for uvicorn's worker processes, configured through the environment; its hot
+    reads are answered by :class:`GuardedProtocol` itself when the store allows."""
+    app = create_app(
         os.environ["DOIKIT_STORE"],
         ra_name=os.environ.get("DOIKIT_RA", "doikit"),
         demo=os.environ.get("DOIKIT_DEMO") == "1",
         access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
         ready=os.environ.get("DOIKIT_READY") or None,
     )
+    GuardedProtocol.answer = getattr(app, "now", None)
+    return app
 
 
 def shown_url(url: str) -> str:

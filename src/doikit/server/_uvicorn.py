@@ -1,27 +1,60 @@
-"""uvicorn's httptools protocol with :class:`~._limits.Limits` enforced (see there).
+"""uvicorn's httptools protocol with :class:`~._limits.Limits` enforced (see there), and
+the hot reads answered in it.
 
 Deadlines are kept as times in one table that a sweep reads four times a second, not as a
 timer per request: arming and cancelling a loop timer twice per request cost about a
 quarter of the read benchmark's throughput (BENCHMARKS.md).
+
+The two hot reads (``GET /api/handles/{doi}`` and ``GET /{doi}`` on a plain path, see
+:mod:`._fast`) are answered as soon as their head is in, when the app can answer them
+without waiting (:attr:`GuardedProtocol.answer`, set by the ``doikit serve`` app over
+SQLite): the reply is written in one piece, without the ASGI task, messages and checks
+that cost a read most of its time. It is the reply the ASGI layer would send, byte for
+byte (the same function makes it; uvicorn's status line, date and keep-alive rules are
+followed here), and the request goes the usual way whenever anything else is in play: a
+response still going out (pipelining), an upgrade, another method, a query.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from doikit.server._limits import Limits
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Callable
 
     from uvicorn.config import Config
     from uvicorn.server import ServerState
 
+    from doikit.server._fast import Reply
+
 
 class _HeadTooBigError(Exception):
     """Raised inside the parser's callback to stop it."""
+
+
+class _Done:
+    """What uvicorn's protocol finds as its current request cycle after a reply written
+    here: a complete one (a body still arriving is dropped, as after any early answer)."""
+
+    response_complete = True
+    disconnected = False
+    keep_alive = True
+    more_body = False
+
+    class message_event:  # noqa: N801 - the attribute uvicorn sets on disconnect
+        """No one waits on it."""
+
+        @staticmethod
+        def set() -> None:
+            """Nothing to wake."""
+
+
+_DONE: Any = _Done()
 
 
 class GuardedProtocol(HttpToolsProtocol):
@@ -34,6 +67,8 @@ class GuardedProtocol(HttpToolsProtocol):
     # Each connection's deadline (loop time), while one runs; read by the sweep.
     deadlines: ClassVar[dict[GuardedProtocol, float]] = {}
     sweeping: ClassVar[asyncio.AbstractEventLoop | None] = None
+    # The app's synchronous answer to a hot read (the request target as sent), or None.
+    answer: ClassVar[Callable[[bytes], Reply | None] | None] = None
 
     def __init__(
         self,
@@ -135,8 +170,45 @@ class GuardedProtocol(HttpToolsProtocol):
                 raise _HeadTooBigError
         self._waiting = False
         GuardedProtocol.waiting.pop(self, None)
+        if GuardedProtocol.answer is not None and self._answer_now(GuardedProtocol.answer):
+            return
         self._arm(self._limits.request_timeout)
         super().on_headers_complete()
+
+    def _answer_now(self, answer: Callable[[bytes], Reply | None]) -> bool:
+        """Write the reply to a hot read now, in one piece, if the app has it at hand."""
+        parser = self.parser
+        method = parser.get_method()
+        if (
+            (method != b"GET" and method != b"HEAD")  # noqa: PLR1714 - bytes, not a set
+            or self.pipeline
+            or (self.cycle is not None and not self.cycle.response_complete)
+            or self.root_path
+            or parser.should_upgrade()
+        ):
+            return False
+        try:
+            reply = answer(self.url)
+        except Exception:  # noqa: BLE001 - the usual way answers, or reports, it
+            return False
+        if reply is None:
+            return False
+        status, headers, body = reply
+        keep_alive = parser.get_http_version() != "1.0" and parser.should_keep_alive()
+        out = [STATUS_LINE[status]]
+        for name, value in (*self.server_state.default_headers, *headers):
+            out += (name, b": ", value, b"\r\n")
+        if not keep_alive:
+            out.append(b"connection: close\r\n")
+        out.append(b"\r\n")
+        if method == b"GET":
+            out.append(body)
+        self.transport.write(b"".join(out))
+        self.cycle = _DONE
+        if not keep_alive:
+            self.transport.close()
+        self.on_response_complete()
+        return True
 
     def on_message_begin(self) -> None:
         """A request starts: its body is not in yet."""

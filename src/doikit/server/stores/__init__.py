@@ -38,6 +38,27 @@ class StoredRecord(NamedTuple):
         return stored_values(self.name, self.values_json)
 
 
+#: What a value with permissions of its own looks like in stored values JSON: its
+#: ``permissions`` key follows its ``data`` object (:func:`doikit.handle.values_to_json` writes
+#: every value so, and writes the key only when a value is not publicly readable).
+_OWN_PERMISSIONS: Final = '},"permissions":'
+
+
+def all_public(values_json: str) -> bool:
+    """Whether every value of stored values JSON is publicly readable, so that the record can
+    be served as stored. An HS_ADMIN value's own ``permissions`` (inside its data) is not a
+    value's permissions; a ``permissions`` key inside structured data that follows an object
+    may make this False for a public record, which only sends it the long way.
+
+    >>> admin = '[{"index":100,"type":"HS_ADMIN","data":{"format":"admin","value":{"handle":"0.NA/10.1","index":200,"permissions":"011111111111"}},"ttl":86400}]'
+    >>> all_public(admin)
+    True
+    >>> all_public('[{"index":1,"type":"EMAIL","data":{"format":"string","value":"a@b"},"permissions":"1110","ttl":86400}]')
+    False
+    """  # noqa: E501 - the records as stored
+    return _OWN_PERMISSIONS not in values_json
+
+
 def stored_values(name: str, values_json: str) -> tuple[HandleValue, ...]:
     """The values of the record *name* as stored (every read of a stored record comes here).
 

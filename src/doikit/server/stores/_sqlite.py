@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import mmap
 import operator
 import queue
 import sqlite3
@@ -124,6 +125,77 @@ def _index(conn: sqlite3.Connection, key: str, old: str | None, new: str | None)
 
 _GET = "SELECT name, vals FROM handles WHERE key = ?"
 
+# The WAL-index header at the start of the -shm file, both copies (SQLite's file format,
+# "The WAL-Index Format"): every commit, by any connection of any process, changes it.
+_WAL_HEADER: Final = 96
+#: How long the reader may keep one read transaction open, in seconds: while it is open,
+#: a checkpoint cannot move past it and the WAL grows (see :class:`_Snapshot`).
+SNAPSHOT_SECONDS: Final = 0.5
+
+
+class _Snapshot:
+    """The reader connection, keeping its read transaction open between point reads while
+    nothing is written.
+
+    Beginning and ending a read transaction costs a point read as much again as the read
+    itself (SQLite takes and drops a lock on the -shm file each time: two system calls), so
+    the reader keeps one open across reads. A read must still see every write committed
+    before it, and a kept transaction must not hold back checkpoints for long (while one is
+    open, the WAL cannot start over and grows). So before each statement the WAL-index header
+    (mapped from the -shm file, no system call; any commit by any connection of any process
+    changes it) is compared with the one the previous read saw:
+
+    * unchanged: nothing was committed since; the kept transaction still sees everything
+      (one is begun if none is open, and ends :data:`SNAPSHOT_SECONDS` later at the latest,
+      so that an idle reader holds nothing back);
+    * changed: the kept transaction ends and this read runs as its own transaction, as every
+      read did before; under a steady stream of writes reads keep nothing open.
+
+    The header is read before the statement takes its snapshot, so a commit in between only
+    makes the next read count as changed. Without a -shm file to map (it cannot be opened),
+    every statement is its own transaction.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self._seen = b""
+        self._ending: asyncio.TimerHandle | None = None
+        self._shm: mmap.mmap | None = None
+        shm_path = path.with_name(path.name + "-shm")
+        with contextlib.suppress(OSError, ValueError), shm_path.open("rb") as shm:
+            self._shm = mmap.mmap(shm.fileno(), _WAL_HEADER, access=mmap.ACCESS_READ)
+
+    def current(self) -> sqlite3.Connection:
+        """The connection, ready for a read that sees every write committed so far."""
+        shm = self._shm
+        if shm is None:
+            return self.conn
+        header = shm[:_WAL_HEADER]
+        if header != self._seen:
+            self.end()
+            self._seen = header
+        elif not self.conn.in_transaction:
+            self.conn.execute("BEGIN")
+            self._ending = asyncio.get_running_loop().call_later(SNAPSHOT_SECONDS, self.end)
+        return self.conn
+
+    def end(self) -> None:
+        """End the read transaction, if one is open."""
+        if self._ending is not None:
+            self._ending.cancel()
+            self._ending = None
+        if self.conn.in_transaction:
+            self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """End the transaction, close the connection and the mapping."""
+        with contextlib.suppress(sqlite3.Error):
+            self.end()
+        self.conn.close()
+        if self._shm is not None:
+            self._shm.close()
+            self._shm = None
+
 
 class SQLiteStore:
     """Records in one SQLite file; see :mod:`doikit.server.stores`."""
@@ -131,7 +203,7 @@ class SQLiteStore:
     def __init__(self, path: Path, *, url: str) -> None:
         self.path = path
         self.url = url
-        self._reader: sqlite3.Connection | None = None
+        self._reader: _Snapshot | None = None
         self._writer: sqlite3.Connection | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._scans: ThreadPoolExecutor | None = None
@@ -150,7 +222,7 @@ class SQLiteStore:
             self._writer = await self._write(lambda: _connect(self.path))
             await self._write(lambda: self._w.executescript(SCHEMA))
             await self._write(self._migrate)
-            self._reader = _connect(self.path)
+            self._reader = _Snapshot(_connect(self.path), self.path)
         except (StoreUnavailable, sqlite3.DatabaseError) as exc:
             await self.close()
             raise StoreError(f"{self.url}: cannot open the database: {exc}") from exc
@@ -192,9 +264,10 @@ class SQLiteStore:
 
     @property
     def _r(self) -> sqlite3.Connection:
+        """The reader, in a read transaction that sees every committed write (on the loop)."""
         if self._reader is None:
             raise RuntimeError("the store is not open")
-        return self._reader
+        return self._reader.current()
 
     @property
     def _w(self) -> sqlite3.Connection:
@@ -224,6 +297,14 @@ class SQLiteStore:
 
     async def get(self, key: str) -> StoredRecord | None:
         """A point lookup, run on the loop: it takes microseconds."""
+        return self.get_now(key)
+
+    def get_now(self, key: str) -> StoredRecord | None:
+        """:meth:`get` without the coroutine, for the server's hot path (on the loop's
+        thread: the reader belongs to it).
+
+        :raises StoreUnavailable: when SQLite cannot answer.
+        """
         try:  # (not _answering(): a context manager costs the hot path a few percent)
             row = self._r.execute(_GET, (key,)).fetchone()
         except sqlite3.OperationalError as exc:
