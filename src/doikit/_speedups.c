@@ -345,6 +345,11 @@ quick_shape(const Py_UCS1 *s, Py_ssize_t n, Shape *shape)
             uint64_t w = load8(s + at);
             bad |= any_below(w, ' ') | any_above(w, '~') | any_equal(w, '%');
         }
+        if (at < n && n - suffix >= 8) { /* the last word again, overlapping: no byte loop */
+            uint64_t w = load8(s + n - 8);
+            bad |= any_below(w, ' ') | any_above(w, '~') | any_equal(w, '%');
+            at = n;
+        }
         for (; at < n; at++) {
             Py_UCS1 c = s[at];
             bad |= (uint64_t)((Py_UCS1)(c - ' ') > '~' - ' ') | (uint64_t)(c == '%');
@@ -358,6 +363,12 @@ quick_shape(const Py_UCS1 *s, Py_ssize_t n, Shape *shape)
             uint64_t w = load8(s + at);
             bad |= any_below(w, '!') | any_above(w, '~') | any_equal(w, '#') | any_equal(w, '?');
             percent |= any_equal(w, '%');
+        }
+        if (at < n && n - suffix >= 8) { /* the last word again, overlapping: no byte loop */
+            uint64_t w = load8(s + n - 8);
+            bad |= any_below(w, '!') | any_above(w, '~') | any_equal(w, '#') | any_equal(w, '?');
+            percent |= any_equal(w, '%');
+            at = n;
         }
         for (; at < n; at++) {
             Py_UCS1 c = s[at];
@@ -402,6 +413,11 @@ quick_copy(const Py_UCS1 *s, Py_ssize_t n, const Shape *shape, int key, Py_UCS1 
             for (; k + 8 <= run; k += 8) {
                 uint64_t w = lower8(load8(s + at + k));
                 memcpy(out + length + k, &w, 8);
+            }
+            if (k < run && run >= 8) { /* the last word again, overlapping: no byte loop */
+                uint64_t w = lower8(load8(s + at + run - 8));
+                memcpy(out + length + run - 8, &w, 8);
+                k = run;
             }
             for (; k < run; k++) {
                 Py_UCS1 c = s[at + k];
