@@ -120,6 +120,32 @@ def test_parse_and_normalize_agree_with_the_reference(text: str) -> None:
     assert _outcome(_speedups.normalize, text) == _outcome(_doi._py_normalize, text)
 
 
+# The C reader checks and copies a suffix eight bytes at a time, and its last partial word
+# as an overlapping one: every suffix length around the word size, with the character that
+# decides (refused, an escape, a capital) at the end, at the start and nowhere.
+_WORD_EDGES = [
+    head + "10.1000/" + body
+    for head in ["", "doi:", "https://doi.org/"]
+    for length in range(20)
+    for body in (
+        "a" * length,
+        "a" * length + "#",
+        "a" * length + "%3C",
+        "a" * length + "Q",
+        "#" + "a" * length,
+        "Q" + "a" * length,
+        "a" * length + " ",
+        "a" * length + "\x7f",
+    )
+]
+
+
+@pytest.mark.parametrize("text", _WORD_EDGES)
+def test_suffixes_around_the_word_size_agree_with_the_reference(text: str) -> None:
+    assert _outcome(C, text) == _outcome(DOIState, text)
+    assert _outcome(_speedups.normalize, text) == _outcome(_doi._py_normalize, text)
+
+
 OTHER_TYPES = [DOI("10.1000/ABC"), None, 10, b"10.1000/182", ["10.1000/182"], DOIState("10.1/x")]
 
 
