@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import socket
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -734,3 +738,38 @@ def test_a_hot_read_keeps_the_connection_for_the_next_request(server: Server) ->
     responses, closed = exchange(server, data, ["GET", "GET"])
     assert [status for status, _, _ in responses] == ["HTTP/1.1 302 Found", "HTTP/1.1 200 OK"]
     assert not closed  # kept alive: the client may go on
+
+
+def _rss(server: Server) -> int:
+    """The server process's resident memory, in bytes (Linux)."""
+    status = Path(f"/proc/{server.process.pid}/status").read_text()
+    return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE).group(1)) * 1024  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", ["10.5555/big", "10.1000/182", "10.1000/182?auth"])
+def test_a_client_that_sends_without_reading_holds_bounded_memory(
+    client: httpx.Client, server: Server, name: str
+) -> None:
+    # Pipelined reads, none of the answers read: the server must stop reading (and
+    # answering) instead of queueing answers (a large record on the hot path) or requests
+    # (the usual path: uvicorn resumes reading after each answer) without bound.
+    values = [
+        {"index": i, "type": "DESC", "data": {"format": "string", "value": "x" * 8000}}
+        for i in range(1, 11)
+    ]
+    assert put(client, server, "10.5555/big", values).status_code in {200, 201}
+    before = _rss(server)
+    parts = urlsplit(server.url)
+    request = f"GET /api/handles/{name} HTTP/1.1\r\nHost: x\r\n\r\n".encode() * 1000
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # answers back up at once
+        sock.connect((parts.hostname, parts.port))
+        sock.setblocking(False)  # noqa: FBT003 - the socket's own flag
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            with contextlib.suppress(BlockingIOError):
+                sock.send(request)
+            time.sleep(0.001)
+        grown = _rss(server) - before
+    assert grown < 150 * 2**20, f"the server grew by {grown / 2**20:.0f} MiB"
+    assert client.get(f"/api/handles/{name}").status_code == 200

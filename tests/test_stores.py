@@ -18,7 +18,7 @@ from doikit import DOI
 from doikit.handle import DEFAULT_PERMISSIONS, HandleValue, values_to_json
 from doikit.server import Row, Store, StoreError, open_store
 from doikit.server.stores import all_public, index_changes, index_entries
-from doikit.server.stores._sqlite import SNAPSHOT_SECONDS
+from doikit.server.stores._sqlite import QUIET_SECONDS, SNAPSHOT_SECONDS
 from test_handle import values as handle_values
 
 if TYPE_CHECKING:
@@ -367,6 +367,7 @@ def test_the_sqlite_reader_lets_checkpoints_through_once_idle(tmp_path: Path) ->
     async def body(store: Store) -> None:
         _sqlite_write(path, "10.5555/a", "[1]")
         assert await store.get("10.5555/a") is not None
+        await asyncio.sleep(QUIET_SECONDS)
         assert await store.get("10.5555/a") is not None  # nothing written since: kept open
         _sqlite_write(path, "10.5555/b", "[2]")
         assert truncate() == 1  # the reader's snapshot is still open: the WAL must stay
@@ -404,10 +405,66 @@ def test_the_sqlite_wal_starts_over_while_reads_and_writes_alternate(tmp_path: P
                     "INSERT OR REPLACE INTO handles VALUES (?, ?, ?, ?)",
                     tuple(row(f"10.5555/w{n % 50}", f"[{n}]")),
                 )
-                got = await store.get(f"10.5555/w{n % 50}")
-                assert got is not None
-                assert got.values_json == f"[{n}]"
+                for _ in range(3):  # several reads between two writes, as many clients make
+                    got = await store.get(f"10.5555/w{n % 50}")
+                    assert got is not None
+                    assert got.values_json == f"[{n}]"
         # 3000 commits of a page or two each; the WAL started over at every checkpoint.
         assert wal.stat().st_size < 400 * 4096
 
     run(f"sqlite:///{path}", body)
+
+
+_TRY_LOCK = (
+    "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR)\n"
+    "try:\n"
+    "    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 128)\n"
+    "except OSError:\n"
+    "    print('held')\n"
+    "else:\n"
+    "    print('free')\n"
+)
+
+
+def test_the_sqlite_store_keeps_sqlite_s_lock_on_its_shm_file(tmp_path: Path) -> None:
+    # SQLite marks a database in use with a shared lock on byte 128 of its -shm file. Closing
+    # any descriptor of that file drops the process's locks; if the store's own -shm mapping
+    # did, another process would take the database for unused and rebuild the -shm file
+    # under the server (a SIGBUS when the server reads it).
+    path = tmp_path / "s.sqlite3"
+
+    async def body(store: Store) -> None:
+        _sqlite_write(path, "10.5555/a", "[1]")
+        for _ in range(3):
+            assert await store.get("10.5555/a") is not None
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-c", _TRY_LOCK, f"{path}-shm"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.strip() == "held"
+
+    run(f"sqlite:///{path}", body)
+
+
+def test_the_sqlite_reader_watches_the_file_sqlite_uses_behind_a_symlink(tmp_path: Path) -> None:
+    # A store named by a symbolic link: SQLite uses the real file's -shm; a stale one beside
+    # the link must not be what the reader watches.
+    (tmp_path / "real").mkdir()
+    (tmp_path / "links").mkdir()
+    real = tmp_path / "real" / "s.sqlite3"
+    link = tmp_path / "links" / "s.sqlite3"
+    link.symlink_to(real)
+    (tmp_path / "links" / "s.sqlite3-shm").write_bytes(bytes(32768))
+
+    async def body(store: Store) -> None:
+        _sqlite_write(real, "10.5555/a", "[1]")
+        assert await store.get("10.5555/a") is not None
+        await asyncio.sleep(QUIET_SECONDS)
+        assert await store.get("10.5555/a") is not None
+        _sqlite_write(real, "10.5555/b", "[2]")
+        assert await store.get("10.5555/b") is not None
+
+    run(f"sqlite:///{link}", body)

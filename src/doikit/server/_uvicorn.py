@@ -182,6 +182,7 @@ class GuardedProtocol(HttpToolsProtocol):
         if (
             (method != b"GET" and method != b"HEAD")  # noqa: PLR1714 - bytes, not a set
             or self.pipeline
+            or self.flow.write_paused  # the client is not reading: wait as the usual way does
             or (self.cycle is not None and not self.cycle.response_complete)
             or self.root_path
             or parser.should_upgrade()
@@ -224,9 +225,14 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         """The response went out; once the request's body is in too (an app may answer
-        before reading it, as a refusal does), the next head may come."""
+        before reading it, as a refusal does), the next head may come. uvicorn resumes
+        reading here whatever is queued; with more than :data:`_PIPELINE` pipelined
+        requests waiting, reading stays paused until they are answered, so a client that
+        sends without reading holds a bounded amount of memory."""
         self._answered = True
         super().on_response_complete()
+        if len(self.pipeline) > _PIPELINE:
+            self.flow.pause_reading()
         if self._body_in:
             self._next_head()
         elif (
@@ -259,6 +265,10 @@ class GuardedProtocol(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.close()
 
+
+# Pipelined requests a connection may have waiting before reading pauses (uvicorn queues
+# every request it has parsed; a read of 64 KiB can hold hundreds).
+_PIPELINE = 32
 
 # How often the deadlines are read, in seconds: a deadline is kept within this much.
 _SWEEP = 0.25

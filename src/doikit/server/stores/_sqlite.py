@@ -6,8 +6,10 @@ import asyncio
 import contextlib
 import mmap
 import operator
+import os
 import queue
 import sqlite3
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -77,6 +79,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     # keep a larger page cache. Both are per connection and cost address space, not RAM.
     conn.execute("PRAGMA mmap_size=4294967296")
     conn.execute("PRAGMA cache_size=-65536")
+    # When the WAL starts over, a file grown past 64 MiB (a large deposit) is cut back.
+    conn.execute("PRAGMA journal_size_limit=67108864")
     return conn
 
 
@@ -129,8 +133,10 @@ _GET = "SELECT name, vals FROM handles WHERE key = ?"
 # "The WAL-Index Format"): every commit, by any connection of any process, changes it.
 _WAL_HEADER: Final = 96
 #: How long the reader may keep one read transaction open, in seconds: while it is open,
-#: a checkpoint cannot move past it and the WAL grows (see :class:`_Snapshot`).
+#: the WAL cannot start over (see :class:`_Snapshot`).
 SNAPSHOT_SECONDS: Final = 0.5
+#: How long nothing must have been committed before the reader keeps a read transaction.
+QUIET_SECONDS: Final = 0.25
 
 
 class _Snapshot:
@@ -139,31 +145,42 @@ class _Snapshot:
 
     Beginning and ending a read transaction costs a point read as much again as the read
     itself (SQLite takes and drops a lock on the -shm file each time: two system calls), so
-    the reader keeps one open across reads. A read must still see every write committed
-    before it, and a kept transaction must not hold back checkpoints for long (while one is
-    open, the WAL cannot start over and grows). So before each statement the WAL-index header
-    (mapped from the -shm file, no system call; any commit by any connection of any process
-    changes it) is compared with the one the previous read saw:
+    in a quiet spell the reader keeps one open across reads. A read must still see every
+    write committed before it, and a kept transaction must not hold the WAL back (while a
+    reader uses it, the WAL cannot start over and grows). So before each statement the
+    WAL-index header (mapped from the -shm file, no system call; any commit by any
+    connection of any process changes it) is compared with the one the previous read saw:
 
-    * unchanged: nothing was committed since; the kept transaction still sees everything
-      (one is begun if none is open, and ends :data:`SNAPSHOT_SECONDS` later at the latest,
-      so that an idle reader holds nothing back);
-    * changed: the kept transaction ends and this read runs as its own transaction, as every
-      read did before; under a steady stream of writes reads keep nothing open.
+    * changed: any kept transaction ends and this read runs as its own transaction, as
+      every read did before;
+    * unchanged for :data:`QUIET_SECONDS`: nothing was committed since, so a kept
+      transaction still sees everything; one is begun if none is open, and it ends
+      :data:`SNAPSHOT_SECONDS` later at the latest. Under a stream of writes reads keep
+      nothing open, and the WAL starts over as it always did.
 
     The header is read before the statement takes its snapshot, so a commit in between only
-    makes the next read count as changed. Without a -shm file to map (it cannot be opened),
-    every statement is its own transaction.
+    makes the next read count as changed. The -shm file is the one SQLite uses (the
+    database's real path, as SQLite resolved it); its descriptor stays open until the store
+    has closed every connection, because closing any descriptor of a file drops all of the
+    process's POSIX locks on it, SQLite's included, and another process would then take the
+    database for unused and rebuild the -shm file under the server. Without a -shm file to
+    map, every statement is its own transaction.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._seen = b""
+        self._changed = 0.0
         self._ending: asyncio.TimerHandle | None = None
         self._shm: mmap.mmap | None = None
-        shm_path = path.with_name(path.name + "-shm")
-        with contextlib.suppress(OSError, ValueError), shm_path.open("rb") as shm:
-            self._shm = mmap.mmap(shm.fileno(), _WAL_HEADER, access=mmap.ACCESS_READ)
+        self._fd = -1
+        file = next(
+            (row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), ""
+        )
+        with contextlib.suppress(OSError, ValueError):
+            if file:
+                self._fd = os.open(f"{file}-shm", os.O_RDONLY)
+                self._shm = mmap.mmap(self._fd, _WAL_HEADER, access=mmap.ACCESS_READ)
 
     def current(self) -> sqlite3.Connection:
         """The connection, ready for a read that sees every write committed so far."""
@@ -174,7 +191,8 @@ class _Snapshot:
         if header != self._seen:
             self.end()
             self._seen = header
-        elif not self.conn.in_transaction:
+            self._changed = time.monotonic()
+        elif not self.conn.in_transaction and time.monotonic() - self._changed >= QUIET_SECONDS:
             self.conn.execute("BEGIN")
             self._ending = asyncio.get_running_loop().call_later(SNAPSHOT_SECONDS, self.end)
         return self.conn
@@ -188,13 +206,19 @@ class _Snapshot:
             self.conn.execute("COMMIT")
 
     def close(self) -> None:
-        """End the transaction, close the connection and the mapping."""
+        """End the transaction and close the connection (not yet the -shm file)."""
         with contextlib.suppress(sqlite3.Error):
             self.end()
         self.conn.close()
+
+    def release(self) -> None:
+        """Unmap and close the -shm file: once every connection of the store is closed."""
         if self._shm is not None:
             self._shm.close()
             self._shm = None
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 class SQLiteStore:
@@ -222,17 +246,17 @@ class SQLiteStore:
             self._writer = await self._write(lambda: _connect(self.path))
             await self._write(lambda: self._w.executescript(SCHEMA))
             await self._write(self._migrate)
-            self._reader = _Snapshot(_connect(self.path), self.path)
+            self._reader = _Snapshot(_connect(self.path))
         except (StoreUnavailable, sqlite3.DatabaseError) as exc:
             await self.close()
             raise StoreError(f"{self.url}: cannot open the database: {exc}") from exc
         self._scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="doikit-scan")
 
     async def close(self) -> None:
-        """Close both connections and the writer thread."""
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        """Close the connections and the threads; last, the reader's -shm file."""
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.close()
         if self._writer is not None:
             await self._write(self._w.close)
             self._writer = None
@@ -246,6 +270,8 @@ class SQLiteStore:
             self._scans.shutdown()
             self._scans = None
             self._scanner = None
+        if reader is not None:
+            reader.release()
 
     def _migrate(self) -> None:
         """Version 1 added the value index: fill it for the records already there."""
