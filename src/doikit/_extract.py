@@ -106,6 +106,10 @@ def _class(chars: str) -> str:
     )
 
 
+# A search field tag glued to a DOI, as NCBI's Entrez queries write it ('term=10.…[doi]'):
+# no DOI ends in one.
+_NO_FIELD_TAG: Final = r"(?![Dd][Oo][Ii]\])"
+_FIELD_TAG: Final = re.compile(r"\[doi\]", re.IGNORECASE | re.ASCII).match
 # A number that is a whole field after ',' or ';' (CSV: '10.1000/abc,2019,Nature'); not the
 # '2' after a SICI name's 'CO;' ('…3.0.CO;2'). Matched at the character after the separator.
 _NUMBER_FIELD: Final = r"(?<![Cc][Oo];)[-+]?[0-9]+(?:\.[0-9]+)?(?:[,;\s\"]|\Z)"
@@ -124,11 +128,11 @@ def _suffix(plain: str, first: str) -> str:
     # letter.)
     separator = rf"[,;](?![\s\"A-Za-z]|\Z|10\.|{_NUMBER_FIELD})"
     inner = rf"{plain}*+(?:{separator}{plain}*+(?:{separator}{plain}*+)*|)"
-    opened = rf"\({inner}\)|\[{inner}\]|\{{{inner}\}}|<[0-9]{inner}>"
+    opened = rf"\({inner}\)|\[{_NO_FIELD_TAG}{inner}\]|\{{{inner}\}}|<[0-9]{inner}>"
     special = rf"{separator}|{opened}"
     tail = (
         rf"(?:[,;(\[{{<](?:(?<=[,;])(?![\s\"A-Za-z]|\Z|10\.|{_NUMBER_FIELD})"
-        rf"|(?<=\(){inner}\)|(?<=\[){inner}\]|(?<=\{{){inner}\}}|(?<=<)[0-9]{inner}>)"
+        rf"|(?<=\(){inner}\)|(?<=\[){_NO_FIELD_TAG}{inner}\]|(?<=\{{){inner}\}}|(?<=<)[0-9]{inner}>)"
         rf"{plain}*+(?:(?:{special}){plain}*+)*|)"
     )
     return rf"(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}"
@@ -246,10 +250,11 @@ _TRAILING: Final = frozenset(".,;:!?…\"'”’»›\xad*")
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
 # In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
 # badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
-# Crossref's REST API routes after a DOI count as views too (api.crossref.org/works/10.…/agency).
+# Crossref's REST API routes after a DOI count as views too (api.crossref.org/works/10.…/agency),
+# and so does a badge service's (…/papers/10.…/badges).
 _VIEWS: Final = (
     "abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures"
-    "|agency|transform|works"
+    "|agency|transform|works|badges"
 )
 # A file after the DOI (…/10.1000/x/status.svg, …/data.json) or a '.pdf' glued to it.
 _URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|\.pdf$", re.IGNORECASE | re.ASCII)
@@ -751,6 +756,8 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
         if char in _OPENERS:
             if char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at)):
                 return at  # an HTML tag, or one written with character references
+            if char == "[" and _FIELD_TAG(text, at):
+                return at  # an Entrez search field tag
             depth.append(_OPENERS[char])
         elif char in _CLOSERS:
             if not depth or depth[-1] != char:
