@@ -25,7 +25,7 @@ FIELDS = {"id", "kind", "group", "source", "licence", "text", "dois"}
 
 # The figures BENCHMARKS.md records for this build (held-out: measured once, after the
 # rules were fitted to the tuning part). A change that loses DOIs fails here.
-FLOORS = {"tuning": (0.981, 0.986), "heldout": (0.963, 0.959)}
+FLOORS = {"tuning": (0.981, 0.986), "heldout": (0.965, 0.961)}
 
 
 def _rows() -> list[dict[str, Any]]:
