@@ -106,13 +106,17 @@ def _class(chars: str) -> str:
     )
 
 
-# A search field tag glued to a DOI, as NCBI's Entrez queries write it ('term=10.…[doi]'):
-# no DOI ends in one.
-_NO_FIELD_TAG: Final = r"(?![Dd][Oo][Ii]\])"
-_FIELD_TAG: Final = re.compile(r"\[doi\]", re.IGNORECASE | re.ASCII).match
+# A search field tag glued to a DOI, as NCBI's Entrez queries write it ('term=10.…[doi]'),
+# ends it: no DOI holds one.
+_TAG_AFTER_BRACKET: Final = r"[Dd][Oo][Ii]\]"
+_NO_FIELD_TAG: Final = rf"(?!{_TAG_AFTER_BRACKET})"
+_FIELD_TAG: Final = re.compile(rf"\[{_TAG_AFTER_BRACKET}", re.ASCII).match
 # A number that is a whole field after ',' or ';' (CSV: '10.1000/abc,2019,Nature'); not the
-# '2' after a SICI name's 'CO;' ('…3.0.CO;2'). Matched at the character after the separator.
-_NUMBER_FIELD: Final = r"(?<![Cc][Oo];)[-+]?[0-9]+(?:\.[0-9]+)?(?:[,;\s\"]|\Z)"
+# lone '2' after a SICI name's 'CO;' ('…3.0.CO;2'). Matched at the character after the
+# separator.
+_NUMBER_FIELD: Final = r"(?!(?<=[Cc][Oo];)2(?:[,;\s\"]|\Z))[-+]?[0-9]+(?:\.[0-9]+)?(?:[,;\s\"]|\Z)"
+# What ends a DOI right after a ',' or ';' (the separator is then no part of it).
+_AFTER_SEPARATOR_ENDS: Final = rf"[\s\"A-Za-z]|\Z|10\.|{_NUMBER_FIELD}"
 
 
 def _suffix(plain: str, first: str) -> str:
@@ -126,12 +130,12 @@ def _suffix(plain: str, first: str) -> str:
     # (',' or ';' then a letter, a blank, a quote, the end or the next DOI ends the DOI:
     # _FIELD_AFTER and _NEXT_DOI in the walk; 'doi:', 'https://' and 'www.' start with a
     # letter.)
-    separator = rf"[,;](?![\s\"A-Za-z]|\Z|10\.|{_NUMBER_FIELD})"
+    separator = rf"[,;](?!{_AFTER_SEPARATOR_ENDS})"
     inner = rf"{plain}*+(?:{separator}{plain}*+(?:{separator}{plain}*+)*|)"
     opened = rf"\({inner}\)|\[{_NO_FIELD_TAG}{inner}\]|\{{{inner}\}}|<[0-9]{inner}>"
     special = rf"{separator}|{opened}"
     tail = (
-        rf"(?:[,;(\[{{<](?:(?<=[,;])(?![\s\"A-Za-z]|\Z|10\.|{_NUMBER_FIELD})"
+        rf"(?:[,;(\[{{<](?:(?<=[,;])(?!{_AFTER_SEPARATOR_ENDS})"
         rf"|(?<=\(){inner}\)|(?<=\[){_NO_FIELD_TAG}{inner}\]|(?<=\{{){inner}\}}|(?<=<)[0-9]{inner}>)"
         rf"{plain}*+(?:(?:{special}){plain}*+)*|)"
     )
@@ -754,20 +758,35 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
             position = following
             continue
         if char in _OPENERS:
-            if char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at)):
-                return at  # an HTML tag, or one written with character references
-            if char == "[" and _FIELD_TAG(text, at):
-                return at  # an Entrez search field tag
+            if (char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at))) or (
+                char == "[" and _FIELD_TAG(text, at)
+            ):
+                return at  # an HTML tag (or one written with references), an Entrez field tag
             depth.append(_OPENERS[char])
         elif char in _CLOSERS:
             if not depth or depth[-1] != char:
                 return at
             depth.pop()
-        elif char in ",;" and at != reference_end and _NEXT_DOI.match(text, at):
-            return at  # right before another DOI
-        elif char in ",;" and at != reference_end and _FIELD_AFTER(text, after):
-            return at  # a field after it (CSV), as no real DOI has ',' or ';' + a letter
+        elif char in ",;" and at != reference_end:
+            end = _separated(text, at, after, stream=stream)
+            if end >= 0:
+                return end
         position = after
+
+
+def _separated(text: str, at: int, after: int, *, stream: bool) -> int:
+    """Where a DOI ends at the ',' or ';' at *at* (*after* is the next character): right
+    before it when another DOI or a field follows (CSV: no real DOI has ',' or ';' then a
+    letter or a number that fills a field); in a stream, at the chunk's end when a number
+    reaches it (the next chunk may go on); -1 when the DOI goes on."""
+    if _NEXT_DOI.match(text, at):
+        return at
+    field = _FIELD_AFTER(text, after)
+    if field is None:
+        return -1
+    if stream and field.end() == len(text) and text[-1].isdigit():
+        return len(text)
+    return at
 
 
 _GOES_ON: Final = frozenset("$\\" + _SOFT_HYPHEN)
