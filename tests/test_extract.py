@@ -480,3 +480,22 @@ def test_stepwise_growth_agrees_with_the_whole_run(text: str, in_url: bool) -> N
     text = "10.1000/" + text
     for index in [i + 1 for i, char in enumerate(text) if char == "/"]:
         assert _grow(text, index, in_url=in_url) == reference_grow(text, index, in_url=in_url)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see 10.1000/abc,2019x5 more",
+        "see 10.1000/abc,2019,Nature",
+        "10.1000/a;12.5x and 10.1000/b;12",
+        "10.1175/1520-0469(1971)028<1074:OTEOAI>2.0.CO;2,2019",
+        "term=10.1044/1092-4388(2010/09-0106)[doi], more",
+    ],
+)
+def test_a_stream_split_anywhere_finds_what_the_whole_text_holds(text: str) -> None:
+    # A number after ',' or ';' ends a DOI only when it fills a field: at a chunk's end the
+    # next chunk may go on with it.
+    whole = [(str(f.doi), f.start, f.end) for f in doikit.find_all(text)]
+    for cut in range(1, len(text)):
+        split = doikit.find_all([text[:cut], text[cut:]])
+        assert [(str(f.doi), f.start, f.end) for f in split] == whole, cut
