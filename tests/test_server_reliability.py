@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -165,3 +168,60 @@ def test_postgresql_stopping_is_503_one_log_line_and_recovery() -> None:
         with contextlib.suppress(subprocess.CalledProcessError):
             pg_ctl("-m", "immediate", "stop")
         shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+async def _slow_app(scope: dict[str, Any], _receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    await asyncio.sleep(2)
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"4")]}
+    )
+    await send({"type": "http.response.body", "body": b"slow"})
+
+
+def test_a_request_pipelined_behind_a_protocol_reply_outlives_the_keep_alive_timer() -> None:
+    # GuardedProtocol writes a hot read's reply itself, and uvicorn then arms its keep-alive
+    # timer; a request that came in the same read goes the usual way and must be answered,
+    # not cut when that timer fires (here after 1 s, while the app takes 2 s).
+    import uvicorn  # noqa: PLC0415 - the server extra
+
+    from doikit.server._uvicorn import GuardedProtocol  # noqa: PLC0415
+
+    port = free_port()
+    config = uvicorn.Config(
+        _slow_app,
+        host="127.0.0.1",
+        port=port,
+        http=GuardedProtocol,
+        lifespan="off",
+        log_level="warning",
+        timeout_keep_alive=1,
+    )
+    server = uvicorn.Server(config)
+    saved = GuardedProtocol.answer
+    GuardedProtocol.answer = staticmethod(
+        lambda target: (200, [(b"content-length", b"4")], b"fast") if target == b"/10.1/x" else None
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(
+                b"GET /10.1/x HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            got = b""
+            while got.count(b"HTTP/1.1 200") < 2 or not got.endswith(b"slow"):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+        assert got.count(b"HTTP/1.1 200") == 2, got
+        assert got.endswith(b"slow"), got
+    finally:
+        GuardedProtocol.answer = saved
+        server.should_exit = True
+        thread.join(timeout=10)

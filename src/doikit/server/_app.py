@@ -87,7 +87,7 @@ class _Guard:
         if scope["type"] != "http":
             await self.inner(scope, receive, send)
             return
-        if self.timeout is None and not self.access_log and self.incidents.since is None:
+        if self.idle:
             # The common request: nothing to time, log or watch; no wrapper around send.
             try:
                 await self.inner(scope, receive, send)
@@ -127,13 +127,16 @@ class _Guard:
         if status < 500:
             self.incidents.answered()
 
+    @property
+    def idle(self) -> bool:
+        """Whether this layer has nothing to do for a request: no deadline, no access log,
+        no incident under way."""
+        return self.timeout is None and not self.access_log and self.incidents.since is None
+
     def now(self, target: bytes) -> Reply | None:
-        """:meth:`FastPaths.now`, when this layer has nothing to do for the request (no
-        deadline, no access log, no incident under way): ``doikit serve``'s protocol then
-        writes the reply itself (:mod:`._uvicorn`)."""
-        if self.timeout is None and not self.access_log and self.incidents.since is None:
-            return self.inner.now(target)
-        return None
+        """:meth:`FastPaths.now`, when this layer is :attr:`idle`: ``doikit serve``'s
+        protocol then writes the reply itself (:mod:`._uvicorn`)."""
+        return self.inner.now(target) if self.idle else None
 
     async def _failed(self, scope: Scope, send: Send, exc: Exception) -> None:
         """After an exception on the common path: a 500, unless a response went out (then

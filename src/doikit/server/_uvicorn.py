@@ -170,9 +170,12 @@ class GuardedProtocol(HttpToolsProtocol):
                 raise _HeadTooBigError
         self._waiting = False
         GuardedProtocol.waiting.pop(self, None)
+        # A reply written here arms uvicorn's keep-alive timer (on_response_complete); a
+        # request pipelined behind it in the same read must not run under that timer.
+        self._unset_keepalive_if_required()
+        self._arm(self._limits.request_timeout)
         if GuardedProtocol.answer is not None and self._answer_now(GuardedProtocol.answer):
             return
-        self._arm(self._limits.request_timeout)
         super().on_headers_complete()
 
     def _answer_now(self, answer: Callable[[bytes], Reply | None]) -> bool:
@@ -183,6 +186,7 @@ class GuardedProtocol(HttpToolsProtocol):
             (method != b"GET" and method != b"HEAD")  # noqa: PLR1714 - bytes, not a set
             or self.pipeline
             or self.flow.write_paused  # the client is not reading: wait as the usual way does
+            or self.transport.is_closing()
             or (self.cycle is not None and not self.cycle.response_complete)
             or self.root_path
             or parser.should_upgrade()

@@ -193,8 +193,9 @@ class _Snapshot:
             self._seen = header
             self._changed = time.monotonic()
         elif not self.conn.in_transaction and time.monotonic() - self._changed >= QUIET_SECONDS:
+            loop = asyncio.get_running_loop()  # (first: no transaction without its end)
             self.conn.execute("BEGIN")
-            self._ending = asyncio.get_running_loop().call_later(SNAPSHOT_SECONDS, self.end)
+            self._ending = loop.call_later(SNAPSHOT_SECONDS, self.end)
         return self.conn
 
     def end(self) -> None:
@@ -255,23 +256,25 @@ class SQLiteStore:
     async def close(self) -> None:
         """Close the connections and the threads; last, the reader's -shm file."""
         reader, self._reader = self._reader, None
-        if reader is not None:
-            reader.close()
-        if self._writer is not None:
-            await self._write(self._w.close)
-            self._writer = None
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
-        if self._scans is not None:
-            scanner = self._scanner
-            if scanner is not None:
-                self._scans.submit(scanner.close).result()
-            self._scans.shutdown()
-            self._scans = None
-            self._scanner = None
-        if reader is not None:
-            reader.release()
+        try:
+            if reader is not None:
+                reader.close()
+            if self._writer is not None:
+                await self._write(self._w.close)
+                self._writer = None
+            if self._pool is not None:
+                self._pool.shutdown()
+                self._pool = None
+            if self._scans is not None:
+                scanner = self._scanner
+                if scanner is not None:
+                    self._scans.submit(scanner.close).result()
+                self._scans.shutdown()
+                self._scans = None
+                self._scanner = None
+        finally:
+            if reader is not None:
+                reader.release()
 
     def _migrate(self) -> None:
         """Version 1 added the value index: fill it for the records already there."""
