@@ -133,3 +133,45 @@ def test_an_empty_column_without_buffers_is_an_empty_answer() -> None:
     empty = pa.Array.from_buffers(pa.string(), 0, [None, None, pa.py_buffer(b"")])
     for name in FUNCTIONS:
         assert getattr(arrow, name)(empty).to_pylist() == [], name
+
+
+def test_threads_reading_columns_at_once_get_each_their_answers() -> None:
+    # The C reader lets go of the GIL over a column's buffers (DuckDB calls the functions
+    # from several threads at once); texts it sets aside are read afterwards, with the GIL,
+    # and put in their places.
+    import threading  # noqa: PLC0415 - only this test
+
+    texts = [
+        "doi:10.1000/ABC",
+        None,
+        "https://doi.org/10.1000/caf\u00e9",  # not ASCII: set aside for the Python parser
+        "10.1000/x y",
+        "urn:doi:10.1000:Z",
+        "no DOI",
+        "https://doi.org/10.1002/(SICI)1097-4258(199906)14%3C1%3E3.0.CO%3B2-1",
+    ] * 3000
+    expected = [None if t is None else _key_or_none(t) for t in texts]
+    columns = [pa.array(texts), pa.array(texts, pa.large_string())]
+    failures: list[str] = []
+
+    def work() -> None:
+        for _ in range(20):
+            failures.extend(
+                str(column.type)
+                for column in columns
+                if arrow.normalize(column).to_pylist() != expected
+            )
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+def _key_or_none(text: str) -> str | None:
+    try:
+        return doikit.normalize(text)
+    except doikit.InvalidDOI:
+        return None

@@ -854,6 +854,109 @@ slow_into(const char *s, Py_ssize_t n, int key, PyObject **data, Py_ssize_t *roo
     return done ? 1 : -1;
 }
 
+/* The answers of the texts arrow_many() set aside (their indexes in *aside*, ascending), read
+ * by the Python parser with the GIL, put in their places in *data* (a new bytes object of
+ * *used* bytes, replaced) and *ends*, with their validity bits and the null count. 0, or -1
+ * with an exception. */
+static int
+put_aside_back(const Py_ssize_t *aside, Py_ssize_t set_aside, const Py_buffer *offsets,
+               const Py_buffer *data, Py_ssize_t offset, Py_ssize_t length, int wide, int key,
+               PyObject **out_data, Py_ssize_t *used, char *ends, unsigned char *bits,
+               Py_ssize_t *nulls)
+{
+    /* the answers, one after the other, in *extra*; each one's end in *extra_ends* */
+    Py_ssize_t extra_room = 256, extra_used = 0;
+    PyObject *extra = PyBytes_FromStringAndSize(NULL, extra_room);
+    Py_ssize_t *extra_ends = PyMem_Malloc((size_t)set_aside * sizeof *extra_ends);
+    int *found = PyMem_Malloc((size_t)set_aside * sizeof *found);
+    PyObject *merged = NULL;
+    int status = -1;
+    if (extra == NULL || extra_ends == NULL || found == NULL) {
+        if (extra != NULL) {
+            PyErr_NoMemory();
+        }
+        goto out;
+    }
+    for (Py_ssize_t k = 0; k < set_aside; k++) {
+        Py_ssize_t j = offset + aside[k];
+        int64_t from, to;
+        if (wide) {
+            memcpy(&from, (const char *)offsets->buf + 8 * j, 8);
+            memcpy(&to, (const char *)offsets->buf + 8 * (j + 1), 8);
+        }
+        else {
+            int32_t a, b;
+            memcpy(&a, (const char *)offsets->buf + 4 * j, 4);
+            memcpy(&b, (const char *)offsets->buf + 4 * (j + 1), 4);
+            from = a;
+            to = b;
+        }
+        found[k] = slow_into((const char *)data->buf + from, (Py_ssize_t)(to - from), key,
+                             &extra, &extra_room, &extra_used);
+        if (found[k] < 0) {
+            goto out;
+        }
+        extra_ends[k] = extra_used;
+    }
+    /* merge: each item's old answer, then (when it was set aside) its new one */
+    Py_ssize_t total = *used + extra_used;
+    if (!wide && total > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "over 2 GiB of names in one chunk");
+        goto out;
+    }
+    merged = PyBytes_FromStringAndSize(NULL, total);
+    if (merged == NULL) {
+        goto out;
+    }
+    char *to_bytes = PyBytes_AS_STRING(merged);
+    const char *old = PyBytes_AS_STRING(*out_data), *new_bytes = PyBytes_AS_STRING(extra);
+    Py_ssize_t at = 0, old_start = 0, k = 0, extra_start = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        int64_t old_end;
+        if (wide) {
+            memcpy(&old_end, ends + 8 * (i + 1), 8);
+        }
+        else {
+            int32_t e;
+            memcpy(&e, ends + 4 * (i + 1), 4);
+            old_end = e;
+        }
+        memcpy(to_bytes + at, old + old_start, (size_t)(old_end - old_start));
+        at += (Py_ssize_t)old_end - old_start;
+        old_start = (Py_ssize_t)old_end;
+        if (k < set_aside && aside[k] == i) {
+            memcpy(to_bytes + at, new_bytes + extra_start, (size_t)(extra_ends[k] - extra_start));
+            at += extra_ends[k] - extra_start;
+            extra_start = extra_ends[k];
+            if (found[k]) {
+                bits[i / 8] |= (unsigned char)(1 << (i % 8));
+            }
+            else {
+                (*nulls)++;
+            }
+            k++;
+        }
+        if (wide) {
+            int64_t item_end = (int64_t)at;
+            memcpy(ends + 8 * (i + 1), &item_end, 8);
+        }
+        else {
+            int32_t item_end = (int32_t)at;
+            memcpy(ends + 4 * (i + 1), &item_end, 4);
+        }
+    }
+    Py_SETREF(*out_data, merged);
+    merged = NULL;
+    *used = total;
+    status = 0;
+out:
+    Py_XDECREF(extra);
+    Py_XDECREF(merged);
+    PyMem_Free(extra_ends);
+    PyMem_Free(found);
+    return status;
+}
+
 /* arrow_many(validity, offsets, data, offset, length, wide, key): the names (or keys) of an
  * Arrow string array given as its buffers (validity may be None; 32-bit offsets, or 64-bit
  * when *wide*), as the buffers of a new one: (validity, offsets, data, null count). A null
@@ -914,78 +1017,93 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
     char *ends = PyBytes_AS_STRING(out_offsets);
     const unsigned char *in_bits = validity.buf;
     const char *chars = data.buf;
-    for (Py_ssize_t i = 0; i <= length; i++) {
-        if (i > 0) { /* the end of item i - 1 */
-            if (wide) {
-                int64_t end = (int64_t)used;
-                memcpy(ends + 8 * i, &end, 8);
-            }
-            else {
-                if (used > INT32_MAX) {
-                    PyErr_SetString(PyExc_OverflowError, "over 2 GiB of names in one chunk");
-                    goto done;
-                }
-                int32_t end = (int32_t)used;
-                memcpy(ends + 4 * i, &end, 4);
-            }
-        }
-        else if (wide) {
-            memset(ends, 0, 8);
-        }
-        else {
-            memset(ends, 0, 4);
-        }
-        if (i == length) {
-            break;
-        }
+    Py_UCS1 *out = (Py_UCS1 *)PyBytes_AS_STRING(out_data);
+    memset(ends, 0, (size_t)width);
+    /* The texts the C reader decides are read without the GIL, so that other threads (a
+     * database's, calling this once per vector) run meanwhile; the others are set aside,
+     * answered empty for now, and read by the Python parser afterwards (put_aside_back). */
+    Py_ssize_t *aside = NULL, set_aside = 0, aside_room = 0;
+    int failure = 0; /* 1: an offset outside the data, 2: over 2 GiB of names, 3: memory */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < length; i++) {
         Py_ssize_t j = offset + i;
         if (in_bits != NULL && !(in_bits[j / 8] >> (j % 8) & 1)) {
             nulls++;
-            continue;
-        }
-        int64_t from, to;
-        if (wide) {
-            memcpy(&from, (const char *)offsets.buf + 8 * j, 8);
-            memcpy(&to, (const char *)offsets.buf + 8 * (j + 1), 8);
         }
         else {
-            int32_t a, b;
-            memcpy(&a, (const char *)offsets.buf + 4 * j, 4);
-            memcpy(&b, (const char *)offsets.buf + 4 * (j + 1), 4);
-            from = a;
-            to = b;
-        }
-        if (from < 0 || to < from || to > data.len) {
-            PyErr_SetString(PyExc_ValueError, "an offset is outside the data");
-            goto done;
-        }
-        const Py_UCS1 *text = (const Py_UCS1 *)chars + from;
-        Py_ssize_t n = (Py_ssize_t)(to - from);
-        Shape shape;
-        int found = 0;
-        if (quick_shape(text, n, &shape)) {
-            if (!grow(&out_data, &room, used, n)) {
-                goto done;
+            int64_t from, to;
+            if (wide) {
+                memcpy(&from, (const char *)offsets.buf + 8 * j, 8);
+                memcpy(&to, (const char *)offsets.buf + 8 * (j + 1), 8);
             }
-            Py_ssize_t written =
-                quick_copy(text, n, &shape, key, (Py_UCS1 *)PyBytes_AS_STRING(out_data) + used);
+            else {
+                int32_t a, b;
+                memcpy(&a, (const char *)offsets.buf + 4 * j, 4);
+                memcpy(&b, (const char *)offsets.buf + 4 * (j + 1), 4);
+                from = a;
+                to = b;
+            }
+            if (from < 0 || to < from || to > data.len) {
+                failure = 1;
+                break;
+            }
+            const Py_UCS1 *text = (const Py_UCS1 *)chars + from;
+            Py_ssize_t n = (Py_ssize_t)(to - from), written = -1;
+            Shape shape;
+            /* (the answer is never longer than its text; the room holds the slice's texts,
+             * unless offsets overlap: then the text is set aside, where the buffer grows) */
+            if (n <= room - used && quick_shape(text, n, &shape)) {
+                written = quick_copy(text, n, &shape, key, out + used);
+            }
             if (written >= 0) {
                 used += written;
-                found = 1;
+                bits[i / 8] |= (unsigned char)(1 << (i % 8));
+            }
+            else {
+                if (set_aside == aside_room) {
+                    Py_ssize_t wanted = aside_room ? 2 * aside_room : 64;
+                    Py_ssize_t *grown = PyMem_RawRealloc(aside, (size_t)wanted * sizeof *aside);
+                    if (grown == NULL) {
+                        failure = 3;
+                        break;
+                    }
+                    aside = grown;
+                    aside_room = wanted;
+                }
+                aside[set_aside++] = i;
             }
         }
-        if (!found) {
-            found = slow_into((const char *)text, n, key, &out_data, &room, &used);
-            if (found < 0) {
-                goto done;
-            }
-        }
-        if (found) {
-            bits[i / 8] |= (unsigned char)(1 << (i % 8));
+        if (wide) { /* the end of item i */
+            int64_t item_end = (int64_t)used;
+            memcpy(ends + 8 * (i + 1), &item_end, 8);
         }
         else {
-            nulls++;
+            if (used > INT32_MAX) {
+                failure = 2;
+                break;
+            }
+            int32_t item_end = (int32_t)used;
+            memcpy(ends + 4 * (i + 1), &item_end, 4);
         }
+    }
+    Py_END_ALLOW_THREADS
+    if (failure == 1) {
+        PyErr_SetString(PyExc_ValueError, "an offset is outside the data");
+    }
+    else if (failure == 2) {
+        PyErr_SetString(PyExc_OverflowError, "over 2 GiB of names in one chunk");
+    }
+    else if (failure == 3) {
+        PyErr_NoMemory();
+    }
+    else if (set_aside == 0 ||
+             put_aside_back(aside, set_aside, &offsets, &data, offset, length, wide, key,
+                            &out_data, &used, ends, bits, &nulls) == 0) {
+        failure = -1; /* done */
+    }
+    PyMem_RawFree(aside);
+    if (failure != -1) {
+        goto done;
     }
     if (_PyBytes_Resize(&out_data, used) == 0) {
         result = Py_BuildValue("(OOOn)", out_validity, out_offsets, out_data, nulls);
