@@ -854,6 +854,34 @@ slow_into(const char *s, Py_ssize_t n, int key, PyObject **data, Py_ssize_t *roo
     return done ? 1 : -1;
 }
 
+/* Entry *j* of an Arrow offsets buffer: 64-bit when *wide*, else 32-bit. */
+static inline int64_t
+offset_at(const char *offsets, Py_ssize_t j, int wide)
+{
+    if (wide) {
+        int64_t value;
+        memcpy(&value, offsets + 8 * j, 8);
+        return value;
+    }
+    int32_t value;
+    memcpy(&value, offsets + 4 * j, 4);
+    return value;
+}
+
+/* Set entry *j* of an Arrow offsets buffer (the caller has checked that a 32-bit one holds
+ * *value*). */
+static inline void
+set_offset(char *offsets, Py_ssize_t j, int wide, int64_t value)
+{
+    if (wide) {
+        memcpy(offsets + 8 * j, &value, 8);
+    }
+    else {
+        int32_t narrow = (int32_t)value;
+        memcpy(offsets + 4 * j, &narrow, 4);
+    }
+}
+
 /* The answers of the texts arrow_many() set aside (their indexes in *aside*, ascending), read
  * by the Python parser with the GIL, put in their places in *data* (a new bytes object of
  * *used* bytes, replaced) and *ends*, with their validity bits and the null count. 0, or -1
@@ -879,18 +907,8 @@ put_aside_back(const Py_ssize_t *aside, Py_ssize_t set_aside, const Py_buffer *o
     }
     for (Py_ssize_t k = 0; k < set_aside; k++) {
         Py_ssize_t j = offset + aside[k];
-        int64_t from, to;
-        if (wide) {
-            memcpy(&from, (const char *)offsets->buf + 8 * j, 8);
-            memcpy(&to, (const char *)offsets->buf + 8 * (j + 1), 8);
-        }
-        else {
-            int32_t a, b;
-            memcpy(&a, (const char *)offsets->buf + 4 * j, 4);
-            memcpy(&b, (const char *)offsets->buf + 4 * (j + 1), 4);
-            from = a;
-            to = b;
-        }
+        int64_t from = offset_at(offsets->buf, j, wide);
+        int64_t to = offset_at(offsets->buf, j + 1, wide);
         found[k] = slow_into((const char *)data->buf + from, (Py_ssize_t)(to - from), key,
                              &extra, &extra_room, &extra_used);
         if (found[k] < 0) {
@@ -912,15 +930,7 @@ put_aside_back(const Py_ssize_t *aside, Py_ssize_t set_aside, const Py_buffer *o
     const char *old = PyBytes_AS_STRING(*out_data), *new_bytes = PyBytes_AS_STRING(extra);
     Py_ssize_t at = 0, old_start = 0, k = 0, extra_start = 0;
     for (Py_ssize_t i = 0; i < length; i++) {
-        int64_t old_end;
-        if (wide) {
-            memcpy(&old_end, ends + 8 * (i + 1), 8);
-        }
-        else {
-            int32_t e;
-            memcpy(&e, ends + 4 * (i + 1), 4);
-            old_end = e;
-        }
+        int64_t old_end = offset_at(ends, i + 1, wide);
         memcpy(to_bytes + at, old + old_start, (size_t)(old_end - old_start));
         at += (Py_ssize_t)old_end - old_start;
         old_start = (Py_ssize_t)old_end;
@@ -936,14 +946,7 @@ put_aside_back(const Py_ssize_t *aside, Py_ssize_t set_aside, const Py_buffer *o
             }
             k++;
         }
-        if (wide) {
-            int64_t item_end = (int64_t)at;
-            memcpy(ends + 8 * (i + 1), &item_end, 8);
-        }
-        else {
-            int32_t item_end = (int32_t)at;
-            memcpy(ends + 4 * (i + 1), &item_end, 4);
-        }
+        set_offset(ends, i + 1, wide, (int64_t)at);
     }
     Py_SETREF(*out_data, merged);
     merged = NULL;
@@ -991,20 +994,11 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
     }
     out_validity = PyBytes_FromStringAndSize(NULL, (length + 7) / 8);
     out_offsets = PyBytes_FromStringAndSize(NULL, (length + 1) * width);
-    /* room for the slice's own text (the answer is never longer; grow() copes if it is) */
-    int64_t first_end, last_end;
-    if (wide) {
-        memcpy(&first_end, (const char *)offsets.buf + 8 * offset, 8);
-        memcpy(&last_end, (const char *)offsets.buf + 8 * (offset + length), 8);
-    }
-    else {
-        int32_t a, b;
-        memcpy(&a, (const char *)offsets.buf + 4 * offset, 4);
-        memcpy(&b, (const char *)offsets.buf + 4 * (offset + length), 4);
-        first_end = a;
-        last_end = b;
-    }
-    Py_ssize_t span = last_end > first_end && last_end <= data.len ? (Py_ssize_t)(last_end - first_end) : 0;
+    /* room for the slice's own text (an answer is never longer than its text) */
+    int64_t first_end = offset_at(offsets.buf, offset, wide);
+    int64_t last_end = offset_at(offsets.buf, offset + length, wide);
+    Py_ssize_t span =
+        last_end > first_end && last_end <= data.len ? (Py_ssize_t)(last_end - first_end) : 0;
     Py_ssize_t room = span + 64, used = 0, nulls = 0;
     out_data = PyBytes_FromStringAndSize(NULL, room);
     if (out_validity == NULL || out_offsets == NULL || out_data == NULL) {
@@ -1031,18 +1025,8 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
             nulls++;
         }
         else {
-            int64_t from, to;
-            if (wide) {
-                memcpy(&from, (const char *)offsets.buf + 8 * j, 8);
-                memcpy(&to, (const char *)offsets.buf + 8 * (j + 1), 8);
-            }
-            else {
-                int32_t a, b;
-                memcpy(&a, (const char *)offsets.buf + 4 * j, 4);
-                memcpy(&b, (const char *)offsets.buf + 4 * (j + 1), 4);
-                from = a;
-                to = b;
-            }
+            int64_t from = offset_at(offsets.buf, j, wide);
+            int64_t to = offset_at(offsets.buf, j + 1, wide);
             if (from < 0 || to < from || to > data.len) {
                 failure = 1;
                 break;
@@ -1073,18 +1057,11 @@ module_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
                 aside[set_aside++] = i;
             }
         }
-        if (wide) { /* the end of item i */
-            int64_t item_end = (int64_t)used;
-            memcpy(ends + 8 * (i + 1), &item_end, 8);
+        if (!wide && used > INT32_MAX) {
+            failure = 2;
+            break;
         }
-        else {
-            if (used > INT32_MAX) {
-                failure = 2;
-                break;
-            }
-            int32_t item_end = (int32_t)used;
-            memcpy(ends + 4 * (i + 1), &item_end, 4);
-        }
+        set_offset(ends, i + 1, wide, (int64_t)used); /* the end of item i */
     }
     Py_END_ALLOW_THREADS
     if (failure == 1) {
