@@ -111,6 +111,11 @@ def _redirect_reply(name: str, stored: StoredRecord | None) -> Reply | None:
     return 302, headers, body
 
 
+def _reply(api: bool, name: str, stored: StoredRecord | None) -> Reply | None:
+    """The reply to a hot read of *name* (the API's or the redirect), or None."""
+    return _api_reply(name, stored) if api else _redirect_reply(name, stored)
+
+
 class FastPaths:
     """ASGI middleware: the hot reads from *store*, everything else to *inner*.
 
@@ -132,8 +137,7 @@ class FastPaths:
             hot = _hot(scope.get("raw_path") or b"")
             if hot is not None:
                 api, name = hot
-                stored = await self._lookup(name)
-                reply = _api_reply(name, stored) if api else _redirect_reply(name, stored)
+                reply = _reply(api, name, await self._lookup(name))
                 if reply is not None:
                     status, headers, body = reply
                     await send(
@@ -161,4 +165,4 @@ class FastPaths:
             stored = get_now(fold(name))
         except Exception:  # noqa: BLE001 - the full route repeats the lookup and reports it
             return None
-        return _api_reply(name, stored) if api else _redirect_reply(name, stored)
+        return _reply(api, name, stored)
