@@ -10,20 +10,26 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
+import itertools
+import json
 import pickle
 import sys
-from typing import TYPE_CHECKING, Any
+import types
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 import doikit
-from doikit import DOI, InvalidDOI, _doi, _present
+from doikit import DOI, Found, InvalidDOI, _doi, _extract, _present
 from doikit._doi import DOIState
+from test_extract import EDGES as EXTRACT_EDGES
+from test_extract import PIECES as EXTRACT_PIECES
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
 PURE = _doi.PURE_PYTHON_WANTED
 
@@ -39,6 +45,13 @@ except ImportError:  # pragma: no cover - only where no C compiler was at hand
     pytest.skip("the pure-Python build, on purpose", allow_module_level=True)
 
 C = _speedups.DOIState
+
+
+class _Scan(Protocol):
+    def __call__(
+        self, text: str, position: int, resume: list[int] | None, base: int = ..., /
+    ) -> Iterator[Found]: ...
+
 
 # Text shaped like the presentations, so that most draws reach the quick path, the
 # escapes, the URN forms and the full parser's errors, not only "not a DOI".
@@ -315,6 +328,11 @@ def test_no_reference_leaks() -> None:
                     bulk([*fresh_texts, None], report)
                     with contextlib.suppress(TypeError):
                         bulk([fresh_texts[0], 5, fresh_texts[1]], report)
+            # The scan in C: decided DOIs, those _decide answers, streams, an early drop.
+            text = " ".join(fresh_texts) + " (doi:10.1000/x). 10.1000/y%2Fz 10.1101/123456v2"
+            list(doikit.find_all(text))
+            list(doikit.find_all([text[:20], text[20:]]))
+            next(doikit.find_all(text))
 
     run()
     gc.collect()
@@ -322,3 +340,90 @@ def test_no_reference_leaks() -> None:
     run()
     gc.collect()
     assert sys.getallocatedblocks() - before < 1000
+
+
+# --- the extractor's scan in C (_speedups.Scan) against _extract._scan_python ----------
+
+
+def _c_scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
+    """The scan in C, whichever build find_all runs (in the pure-Python one, DOI is no
+    subtype of the C state, so its values are the C state's)."""
+    finditer = _extract._candidates().finditer
+    doi = C if PURE else DOI
+    return cast(
+        "Iterator[Found]",
+        _speedups.Scan(finditer, text, position, resume, base, doi, Found, _extract._decide, 256),
+    )
+
+
+def _scanned(text: str, chunks: list[str] | None, scan: _Scan) -> list[tuple[str, int, int, str]]:
+    """What *scan* finds in *text*, whole or over *chunks* (as find_all streams them)."""
+    if chunks is None:
+        return [(str(f.doi), f.start, f.end, f.text) for f in scan(text, 0, None)]
+
+    def chunk_scan(
+        buffer: str, scan_from: int, base: int, *, final: bool
+    ) -> tuple[Iterator[Found], Callable[[], int]]:
+        resume: list[int] = []
+        final = final or len(buffer) - scan_from > _extract._MAX_CARRY
+        found = scan(buffer, scan_from, None if final else resume, base)
+        return found, lambda: resume[0] if resume else len(buffer)
+
+    found = _extract._chunked(chunks, chunk_scan, _extract._LOOKBACK)
+    return [(str(f.doi), f.start, f.end, f.text) for f in found]
+
+
+def _agree(text: str, size: int) -> None:
+    python = _extract._scan_python
+    assert _scanned(text, None, _c_scan) == _scanned(text, None, python)
+    chunks = [text[i : i + size] for i in range(0, len(text), size)]
+    assert _scanned(text, chunks, _c_scan) == _scanned(text, chunks, python)
+
+
+@given(st.lists(EXTRACT_EDGES | EXTRACT_PIECES, max_size=24).map("".join), st.integers(1, 40))
+@example("(doi:10.1000/182). https://doi.org/10.1000/a%3Cb%3E/abstract 10.1101/2020.0322v2", 7)
+@example("'10.1000/182'. doi:10.1000/x* 10.1000/y!?", 5)
+@example("\u00e9 https://doi.org/10.1000/x.pdf \U0001f600 10.1000/y.html, 10.1000/z;", 3)
+def test_the_scan_in_c_finds_what_the_python_scan_finds(text: str, size: int) -> None:
+    _agree(text, size)
+    _agree(text, len(text) + 1)
+
+
+def test_the_scan_in_c_finds_what_the_python_scan_finds_in_every_corpus() -> None:
+    texts = [
+        json.loads(line)["text"]
+        for corpus in ("wild.jsonl", "extract_corpus.jsonl", "extract_written.jsonl")
+        for line in (Path(__file__).parent / "corpus" / corpus).read_text("utf-8").splitlines()
+    ]
+    for vectors in ("extract_wild.json", "extract_prose.json"):
+        cases = json.loads((Path(__file__).parent / "vectors" / vectors).read_text("utf-8"))
+        texts += [case["input"] for case in cases["cases"]]
+    for text in texts:
+        _agree(text, 97)
+
+
+def test_the_scan_in_c_is_the_one_find_all_runs() -> None:
+    kinds = {type(cast("object", doikit.find_all(s))) for s in ("10.1000/182", ["10.1/x"])}
+    # a str is scanned at once; a stream's chunks each by a scan, chained
+    assert kinds == {types.GeneratorType if PURE else _speedups.Scan, itertools.chain}
+
+
+def test_the_scan_in_c_checks_its_arguments() -> None:
+    scan_type: Any = _speedups.Scan  # called with wrong arguments on purpose
+    finditer = _extract._candidates().finditer
+    good = (finditer, "10.1000/1", 0, None, 0, C, Found, _extract._decide, 256)
+    assert [str(f[0]) for f in scan_type(*good)] == ["10.1000/1"]
+    for at, wrong in ((1, b"10.1000/1"), (3, ()), (5, str), (6, list)):
+        with pytest.raises(TypeError):
+            scan_type(*good[:at], wrong, *good[at + 1 :])
+    with pytest.raises(TypeError, match="keyword"):
+        scan_type(*good, x=1)
+
+    # What _decide raises reaches the caller, and the scan can be dropped midway.
+    def broken(*_: object) -> tuple[None, int, int]:
+        raise ValueError("decide")
+
+    scan = scan_type(finditer, "10.1000/1 ver 10.1000/(2", 0, None, 0, C, Found, broken, 256)
+    assert next(scan).text == "10.1000/1"
+    with pytest.raises(ValueError, match="decide"):
+        next(scan)

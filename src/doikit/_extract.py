@@ -25,7 +25,7 @@ import re
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 from urllib.parse import unquote
 
-from doikit._doi import DOI, valid_doi
+from doikit._doi import _SPEEDUPS, DOI, valid_doi
 from doikit._errors import InvalidDOI
 from doikit._present import quick_unescape
 from doikit._syntax import (
@@ -423,7 +423,9 @@ def _scan_chunk(
     return found, lambda: resume[0] if resume else len(buffer)
 
 
-def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
+def _scan_python(
+    text: str, position: int, resume: list[int] | None, base: int = 0
+) -> Iterator[Found]:
     """The DOIs in *text* from *position* on, their spans counted from *base* (the stream
     offset of ``text[0]``). With a *resume* list the text is a chunk of a stream: a DOI that
     reaches the end of the text may go on in the next chunk, so the scan stops before it
@@ -432,7 +434,8 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
     # has decided is only trimmed (and in a URL decoded) here; a candidate of the common
     # shape is checked by _quick; everything else, and anything _quick is unsure of, takes
     # the general walk (_walk), which is the authority. A property test checks that the
-    # three agree.
+    # three agree. With the C accelerator the same loop runs in C (_speedups.Scan), which
+    # hands _decide what this loop does.
     # In a stream, a DOI that the pattern ends at the end of the chunk may go on.
     stream = resume is not None
     near_end = len(text) - 1
@@ -441,50 +444,70 @@ def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> 
     while restart:
         restart = False
         for match in candidates(text, position):
-            kind = match.lastindex
-            if kind is None:  # in text
-                if not stream or match.end() < near_end:
-                    written = match[0].rstrip(_TRAIL_CHARS)
-                    doi = valid_doi(written)
-                    start = match.start()
-                    end = position = start + len(written)
-                    if base:  # a stream's chunk (adding 0 would still make new ints)
-                        start += base
-                        end += base
-                    yield _new_found(Found, (doi, start, end, written))
-                    continue
-            elif kind == _IN_URL:
-                if not stream or match.end() < near_end:
-                    written = match[0].rstrip(_TRAIL_CHARS)
-                    name: str | None = written
-                    if "%" in written or written.count("/") > 1 or written[-1] in _GLUED_FILE_LAST:
-                        name = _url_name(written)
-                    if name is not None:
-                        doi = valid_doi(name)
-                        start = match.start()
-                        end = position = start + len(written)
-                        if base:
-                            start += base
-                            end += base
-                        yield _new_found(Found, (doi, start, end, written))
-                        continue
-            elif kind == _SHAPED:
-                found = _quick(text, match, resume)
-                if found is not None:
-                    position = found.end
-                    yield _moved(found, base)
-                    continue
-            found, position = _walk(text, match, resume)
-            if found is None:
-                if position < 0:
-                    return  # a stream's chunk ends inside a DOI: resume has been set
-            else:
-                yield _moved(found, base)
-            restart = True  # scan on from position, past what _walk took or refused
-            break
+            if match.lastindex is None and (not stream or match.end() < near_end):
+                written = match[0].rstrip(_TRAIL_CHARS)
+                doi = valid_doi(written)
+                start = match.start()
+                end = position = start + len(written)
+                if base:  # a stream's chunk (adding 0 would still make new ints)
+                    start += base
+                    end += base
+                yield _new_found(Found, (doi, start, end, written))
+                continue
+            found, position, action = _decide(text, match, resume, base)
+            if found is not None:
+                yield found
+            if action == _STOP:
+                return  # a stream's chunk ends inside a DOI: resume has been set
+            if action == _RESTART:
+                restart = True  # scan on from position, past what _walk took or refused
+                break
     if resume is not None:
         # A start may be split at the end of the chunk ('…10.10' + '00/182').
         resume.append(max(position, len(text) - _TAIL))
+
+
+# What the scan does after _decide: go on with the same matches, start a new search at
+# the position, or stop (a stream's chunk ends inside a DOI).
+_GO_ON, _RESTART, _STOP = 0, 1, 2
+
+
+def _decide(
+    text: str, match: re.Match[str], resume: list[int] | None, base: int
+) -> tuple[Found | None, int, int]:
+    """A candidate that is not a decided DOI in text: the DOI it gives (spans from *base*)
+    or None, where the scan goes on, and how (_GO_ON, _RESTART or _STOP)."""
+    kind = match.lastindex
+    if kind == _IN_URL:
+        if resume is None or match.end() < len(text) - 1:
+            written = match[0].rstrip(_TRAIL_CHARS)
+            name = _url_name(written)
+            if name is not None:
+                start = match.start()
+                end = start + len(written)
+                doi = valid_doi(name)
+                return _new_found(Found, (doi, start + base, end + base, written)), end, _GO_ON
+    elif kind == _SHAPED:
+        quick = _quick(text, match, resume)
+        if quick is not None:
+            return _moved(quick, base), quick.end, _GO_ON
+    found, position = _walk(text, match, resume)
+    if found is None:
+        return None, position, _STOP if position < 0 else _RESTART
+    return _moved(found, base), position, _RESTART
+
+
+if _SPEEDUPS is None:
+    _scan = _scan_python
+else:
+    _Scan = _SPEEDUPS.Scan
+
+    def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
+        """_scan_python's loop in C (_speedups.Scan), with the same answers."""
+        return cast(
+            "Iterator[Found]",
+            _Scan(_candidates().finditer, text, position, resume, base, DOI, Found, _decide, _TAIL),
+        )
 
 
 def _url_name(written: str) -> str | None:

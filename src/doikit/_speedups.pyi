@@ -1,5 +1,5 @@
 # The optional C accelerator (_speedups.c): doikit._doi.DOIState in C.
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from re import Match
 from typing import Self
 
@@ -38,3 +38,22 @@ def arrow_many(
     key: bool,
     /,
 ) -> tuple[bytes, bytes, bytes, int]: ...
+
+class Scan:
+    def __new__(
+        cls,
+        finditer: Callable[[str, int], Iterator[Match[str]]],
+        text: str,
+        position: int,
+        resume: list[int] | None,
+        base: int,
+        doi: type,
+        found: type[tuple[object, ...]],
+        decide: Callable[
+            [str, Match[str], list[int] | None, int], tuple[tuple[object, ...] | None, int, int]
+        ],
+        tail: int,
+        /,
+    ) -> Self: ...
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> tuple[object, ...]: ...
