@@ -18,6 +18,7 @@ DOI is written in the text.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import itertools
@@ -278,6 +279,10 @@ _CLOSERS: Final = frozenset(_OPENERS.values())
 _TRAILING: Final = frozenset(".,;:!?…\"'”’»›\xad*")
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
+# The start of one that reaches the end of the text (a stream's next chunk may close it).
+_TAG_BEGUN: Final = re.compile(
+    r"<(?:[a-z][a-z0-9]*(?:\s[^<>]*)?/?)?\Z", re.IGNORECASE | re.ASCII
+).match
 # In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
 # badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
 # Crossref's REST API routes after a DOI count as views too (api.crossref.org/works/10.…/agency),
@@ -288,8 +293,9 @@ _VIEWS: Final = (
 )
 # A page's file glued to the DOI in a URL (…/10.1000/x.pdf, CNKI's …/10.13336/j.x.html; no
 # labeled DOI ends so), and the last letters of one (what a candidate must end in for it).
-_GLUED_FILE: Final = r"\.(?i:pdf|html?)\Z"
-_GLUED_FILE_LAST: Final = "fFlLmM"
+_GLUED_FILES: Final = ("pdf", "html", "htm")
+_GLUED_FILE: Final = rf"\.(?i:{'|'.join(_GLUED_FILES)})\Z"
+_GLUED_FILE_LAST: Final = "".join(sorted({c for e in _GLUED_FILES for c in (e[-1], e[-1].upper())}))
 # A file after the DOI (…/10.1000/x/status.svg, …/data.json), or a file glued to it.
 _URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|{_GLUED_FILE}", re.IGNORECASE | re.ASCII)
 _FILE_AFTER: Final = r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)\Z"
@@ -555,7 +561,7 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
         before = text[start - 1]
         if before in _QUICK_AFTER_NOT:
             if before == ":":
-                if text[start - 8 : start].lower() == _URN or text[start - 5 : start - 4] == "/":
+                if text[start - 8 : start].lower() == _URN or _after_doi_path_label(text, start):
                     return None  # a URN, or a URL path's '/doi:' (_in_url decides)
             elif (
                 before != "/"
@@ -716,16 +722,23 @@ def _moved(found: Found, base: int) -> Found:
     return found._replace(start=base + found.start, end=base + found.end) if base else found
 
 
+def _after_doi_path_label(text: str, start: int) -> bool:
+    """Whether a 'doi:' label starts a URL path's segment right before *start*
+    (api.semanticscholar.org/graph/v1/paper/DOI:10.…?fields=…): the DOI is then in the URL.
+    The candidate pattern's look-behind for 'doi:' (not after ':' or '/') leaves such a
+    DOI to _quick, which leaves it to the walk (_in_url)."""
+    return text[start - 5 : start].lower() == "/doi:"
+
+
 def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:
     """Whether the DOI starting at *start* is part of a URL."""
     # rfind stops at the nearest boundary; the window keeps a scan linear on text with
     # no boundaries at all. A URL longer than the window is read as plain text.
     if start == 0 or (
-        text[start - 1] not in "/=" and not escaped and text[start - 5 : start].lower() != "/doi:"
+        text[start - 1] not in "/=" and not escaped and not _after_doi_path_label(text, start)
     ):
         # in a URL a DOI follows '/' (a path), '=' (a query value), an escape, or 'doi:' as
-        # a path segment's start (api.semanticscholar.org/graph/v1/paper/DOI:10.…?fields=…;
-        # the candidate pattern and _quick leave '/doi:' to the walk)
+        # a path segment's start (_after_doi_path_label)
         return False
     low = max(0, start - _LOOKBACK)
     token = max(low, *(text.rfind(char, low, start) + 1 for char in _BOUNDARIES))
@@ -836,8 +849,8 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
             char = _entity_char(entity)
             if in_url and char == "&":
                 run_ends = True  # a bare '&' or '&amp;' ends a DOI in a URL (parameters)
-            elif char.isspace() or char == '"':
-                return at  # '&nbsp;', '&quot;'
+            elif char.isspace() or char in '",':
+                return at  # '&nbsp;', '&quot;', and '&#44;' as ',' (_separated)
             elif entity is not None:
                 after = reference_end = entity.end() - 1  # on to its ';'
 
@@ -864,10 +877,8 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
             position = following
             continue
         if char in _OPENERS:
-            if (char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at))) or (
-                char == "[" and _FIELD_TAG(text, at)
-            ):
-                return at  # an HTML tag (or one written with references), an Entrez field tag
+            if (end := _opener_ends(text, at, char, stream=stream)) >= 0:
+                return end
             depth.append(_OPENERS[char])
         elif char in _CLOSERS:
             if not depth or depth[-1] != char:
@@ -878,6 +889,20 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
             if end >= 0:
                 return end
         position = after
+
+
+def _opener_ends(text: str, at: int, char: str, *, stream: bool) -> int:
+    """Where a DOI ends at the opener *char* at *at*: there when it starts an HTML tag (or
+    one written with references) or an Entrez field tag; in a stream, at the chunk's end
+    when a tag may be cut by it (the next chunk may close it); -1 when it opens a bracket
+    of the DOI."""
+    if (char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at))) or (
+        char == "[" and _FIELD_TAG(text, at)
+    ):
+        return at
+    if stream and char == "<" and _TAG_BEGUN(text, at):
+        return len(text)
+    return -1
 
 
 def _separated(text: str, at: int, after: int, *, stream: bool) -> int:
@@ -1001,6 +1026,12 @@ def _escaped_end(raw: str) -> int:
     return end
 
 
+# A percent-escape written with TeX's '\%' ('\doi{…CO;2-\%23}', a BibTeX field rendered
+# to HTML as '…42:1\%3C7::…'): the author wrote the DOI URL-encoded, so it is decoded as in
+# a URL. No labeled DOI of the wild corpus and the team's corpora holds a '%'.
+_TEX_PERCENT_ESCAPE: Final = re.compile(r"\\%[0-9A-Fa-f]{2}")
+
+
 def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found | None:
     """Trim the candidate ``text[start:end]`` and read it as a DOI, or None."""
     if in_url and end == len(text):
@@ -1037,13 +1068,18 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         name = _LINE_BREAK.sub("", _HYPHEN_BREAK.sub("", raw) if _WORD_BREAK_HYPHEN in raw else raw)
     if _SOFT_HYPHEN in name:
         name = name.replace(_SOFT_HYPHEN, "")
+    tex_escaped = False
     if "\\" in name:  # JSON's '\/', TeX's '\_', Markdown's '\(' and '\)'...
+        tex_escaped = _TEX_PERCENT_ESCAPE.search(name) is not None
         name = _ESCAPED_PUNCTUATION.sub(r"\1", name)
     if "&" in name and ";" in name:
         name = html.unescape(name)
     try:
         if in_url or urn:
             name = percent_decode(name)
+        elif tex_escaped:
+            with contextlib.suppress(PercentError):  # else the name as written
+                name = percent_decode(name)
         doi = DOI(URN + name[len(URN) :] if urn else name)
     except (InvalidDOI, PercentError):
         return None
