@@ -47,6 +47,10 @@ except ImportError:  # pragma: no cover - only where no C compiler was at hand
 C = _speedups.DOIState
 
 
+# what _extract hands the C loop: the trailing punctuation, a URL candidate's odd last letters
+SETS = (_extract._TRAIL_CHARS, _extract._GLUED_FILE_LAST)
+
+
 class _Scan(Protocol):
     def __call__(
         self, text: str, position: int, resume: list[int] | None, base: int = ..., /
@@ -352,7 +356,9 @@ def _c_scan(text: str, position: int, resume: list[int] | None, base: int = 0) -
     doi = C if PURE else DOI
     return cast(
         "Iterator[Found]",
-        _speedups.Scan(finditer, text, position, resume, base, doi, Found, _extract._decide, 256),
+        _speedups.Scan(
+            finditer, text, position, resume, base, doi, Found, _extract._decide, 256, *SETS
+        ),
     )
 
 
@@ -411,11 +417,13 @@ def test_the_scan_in_c_is_the_one_find_all_runs() -> None:
 def test_the_scan_in_c_checks_its_arguments() -> None:
     scan_type: Any = _speedups.Scan  # called with wrong arguments on purpose
     finditer = _extract._candidates().finditer
-    good = (finditer, "10.1000/1", 0, None, 0, C, Found, _extract._decide, 256)
+    good = (finditer, "10.1000/1", 0, None, 0, C, Found, _extract._decide, 256, *SETS)
     assert [str(f[0]) for f in scan_type(*good)] == ["10.1000/1"]
-    for at, wrong in ((1, b"10.1000/1"), (3, ()), (5, str), (6, list)):
+    for at, wrong in ((1, b"10.1000/1"), (3, ()), (5, str), (6, list), (9, None)):
         with pytest.raises(TypeError):
             scan_type(*good[:at], wrong, *good[at + 1 :])
+    with pytest.raises(ValueError, match="ASCII"):
+        scan_type(*good[:10], "\u2026")
     with pytest.raises(TypeError, match="keyword"):
         scan_type(*good, x=1)
 
@@ -423,7 +431,7 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
     def broken(*_: object) -> tuple[None, int, int]:
         raise ValueError("decide")
 
-    scan = scan_type(finditer, "10.1000/1 ver 10.1000/(2", 0, None, 0, C, Found, broken, 256)
+    scan = scan_type(finditer, "10.1000/1 ver 10.1000/(2", 0, None, 0, C, Found, broken, 256, *SETS)
     assert next(scan).text == "10.1000/1"
     with pytest.raises(ValueError, match="decide"):
         next(scan)

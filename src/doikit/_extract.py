@@ -510,10 +510,13 @@ else:
 
     def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
         """_scan_python's loop in C (_speedups.Scan), with the same answers."""
-        return cast(
-            "Iterator[Found]",
-            _Scan(_candidates().finditer, text, position, resume, base, DOI, Found, _decide, _TAIL),
-        )
+        # (the C loop reads the trailing punctuation and a URL candidate's odd last
+        # characters from here, where the Python loop does)
+        found = _Scan(
+            _candidates().finditer, text, position, resume, base,
+            DOI, Found, _decide, _TAIL, _TRAIL_CHARS, _GLUED_FILE_LAST,
+        )  # fmt: skip
+        return cast("Iterator[Found]", found)
 
 
 def _url_name(written: str) -> str | None:

@@ -679,30 +679,47 @@ typedef struct {
     Py_ssize_t base;     /* the stream offset of text[0] */
     Py_ssize_t tail;     /* _extract._TAIL */
     int done;
+    char trail[128];    /* _extract._TRAIL_CHARS: cut from a decided candidate's end */
+    char url_odd[128];  /* _extract._GLUED_FILE_LAST: a URL candidate so ending goes to _decide */
 } ScanObject;
 
 enum { GO_ON = 0, RESTART = 1, STOP = 2 }; /* _decide's actions (_extract) */
 
 static PyObject *str_lastindex, *str_span;
 
-static int
-trailing(Py_UCS4 c) /* _extract._TRAIL_CHARS */
+/* Whether *c* is one of the ASCII characters a set of *flags* marks. */
+static inline int
+marked(const char *flags, Py_UCS4 c)
 {
-    return c == '.' || c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == '\'' ||
-           c == '*';
+    return c < 128 && flags[c];
+}
+
+/* Mark in *flags* the characters of *chars*, which must be ASCII. */
+static int
+mark(char *flags, PyObject *chars)
+{
+    if (!PyUnicode_IS_ASCII(chars)) {
+        PyErr_SetString(PyExc_ValueError, "Scan(): a character set must be ASCII (internal)");
+        return -1;
+    }
+    const Py_UCS1 *each = PyUnicode_1BYTE_DATA(chars);
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(chars); i++) {
+        flags[each[i]] = 1;
+    }
+    return 0;
 }
 
 static PyObject *
 scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *finditer, *text, *resume, *doi, *found, *decide;
+    PyObject *finditer, *text, *resume, *doi, *found, *decide, *trail, *url_odd;
     Py_ssize_t position, base, tail;
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
         PyErr_SetString(PyExc_TypeError, "Scan() takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OUnOnOOOn:Scan", &finditer, &text, &position, &resume, &base,
-                          &doi, &found, &decide, &tail)) {
+    if (!PyArg_ParseTuple(args, "OUnOnOOOnUU:Scan", &finditer, &text, &position, &resume, &base,
+                          &doi, &found, &decide, &tail, &trail, &url_odd)) {
         return NULL;
     }
     if (!PyUnicode_CheckExact(text) || !PyType_Check(doi) ||
@@ -712,8 +729,12 @@ scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "Scan(): arguments of the wrong type (internal)");
         return NULL;
     }
-    ScanObject *self = (ScanObject *)type->tp_alloc(type, 0);
+    ScanObject *self = (ScanObject *)type->tp_alloc(type, 0); /* (zeroed) */
     if (self == NULL) {
+        return NULL;
+    }
+    if (mark(self->trail, trail) < 0 || mark(self->url_odd, url_odd) < 0) {
+        Py_DECREF(self);
         return NULL;
     }
     self->finditer = Py_NewRef(finditer);
@@ -825,15 +846,13 @@ scan_decided(ScanObject *self, PyObject *match)
     }
     int unicode_kind = PyUnicode_KIND(self->text);
     const void *data = PyUnicode_DATA(self->text);
-    while (end > start && trailing(PyUnicode_READ(unicode_kind, data, end - 1))) {
+    while (end > start && marked(self->trail, PyUnicode_READ(unicode_kind, data, end - 1))) {
         end--;
     }
     if (in_url) {
         /* _url_name has something to say: an escape, a view or file after a second '/',
-         * or a file glued to the end (_GLUED_FILE_LAST) */
-        Py_UCS4 last = PyUnicode_READ(unicode_kind, data, end - 1);
-        if (last == 'f' || last == 'F' || last == 'l' || last == 'L' || last == 'm' ||
-            last == 'M') {
+         * or a file glued to the end */
+        if (marked(self->url_odd, PyUnicode_READ(unicode_kind, data, end - 1))) {
             return NULL;
         }
         int slashes = 0;
@@ -929,7 +948,8 @@ scan_next(ScanObject *self)
 static PyTypeObject ScanType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "doikit._speedups.Scan",
-    .tp_doc = PyDoc_STR("Scan(finditer, text, position, resume, base, doi, found, decide, tail)"
+    .tp_doc = PyDoc_STR("Scan(finditer, text, position, resume, base, doi, found, decide, tail, "
+                        "trail, url_odd)"
                         "\n--\n\nThe extractor's scan of one text (doikit._extract._scan, "
                         "in C; internal)."),
     .tp_basicsize = sizeof(ScanObject),

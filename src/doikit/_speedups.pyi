@@ -53,6 +53,8 @@ class Scan:
             [str, Match[str], list[int] | None, int], tuple[tuple[object, ...] | None, int, int]
         ],
         tail: int,
+        trail: str,
+        url_odd: str,
         /,
     ) -> Self: ...
     def __iter__(self) -> Self: ...
