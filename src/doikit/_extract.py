@@ -23,6 +23,7 @@ import functools
 import html
 import itertools
 import re
+import unicodedata
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 from urllib.parse import unquote
 
@@ -598,6 +599,8 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     name = _url_name(written) if in_url else written
     if name is None or not name.isprintable():
         return None
+    if not name.isascii():
+        name = name.translate(_LIGATURE_LETTERS)
     return _new_found(Found, (valid_doi(name), start, start + len(written), written))
 
 
@@ -1029,6 +1032,15 @@ def _escaped_end(raw: str) -> int:
     return end
 
 
+# The Latin ligatures (U+FB00-U+FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) read as their letters: a PDF's text
+# layer keeps the glyph a typesetter set for 'fi' ('10.1016/j.jﬁneco.2012.05.017', a Zotero
+# thread), and no DOI name holds one (each is a compatibility character: NFKC maps it to
+# the letters).
+_LIGATURE_LETTERS: Final = str.maketrans(
+    {chr(code): unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+)
+
+
 # A percent-escape written with TeX's '\%' ('\doi{…CO;2-\%23}', a BibTeX field rendered
 # to HTML as '…42:1\%3C7::…'): the author wrote the DOI URL-encoded, so it is decoded as in
 # a URL. No labeled DOI of the wild corpus and the team's corpora holds a '%'.
@@ -1083,6 +1095,8 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         elif tex_escaped:
             with contextlib.suppress(PercentError):  # else the name as written
                 name = percent_decode(name)
+        if not name.isascii():
+            name = name.translate(_LIGATURE_LETTERS)
         doi = DOI(URN + name[len(URN) :] if urn else name)
     except (InvalidDOI, PercentError):
         return None
