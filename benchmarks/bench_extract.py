@@ -14,6 +14,10 @@ over each 64 Ki-character chunk), timing each 16 MB segment with both: it report
 throughput, the median segment ratio and peak memory (max RSS). Target (issue 3): >= 0.3x
 of the baseline, kept in stream mode on 1 GB.
 
+``--python-loop`` also times, block by block in the same rounds, the pure-Python loop over
+the pattern's matches (``_extract._scan_python``), which the C accelerator's loop
+(``_speedups.Scan``) replaces: the ratio of each to the baseline.
+
 ``--hostile`` times texts built to make a scanner re-read what it has read (long runs of
 candidates that are refused, DOIs joined by ';' on one line, binary-like input) at two sizes:
 the time should double when the size doubles (linear), not quadruple.
@@ -33,6 +37,7 @@ from pathlib import Path
 import doikit
 from doikit import DOI
 from doikit._doi import BUILD
+from doikit._extract import _scan_python
 from make_extract_corpus import NAMES
 
 CROSSREF = re.compile(r"10.\d{4,9}/[-._;()/:A-Z0-9]+", re.IGNORECASE)
@@ -136,6 +141,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--stream-gb", type=float, default=0)
     parser.add_argument("--hostile", action="store_true", help="time texts built to be slow")
+    parser.add_argument("--python-loop", action="store_true", help="also time the pure-Python loop")
     args = parser.parse_args()
     if args.hostile:
         hostile()
@@ -145,6 +151,7 @@ def main() -> None:
     sum(1 for _ in doikit.find_all(blocks[0][:1000]))  # compile the pattern first
     found = baseline = 0
     ratios = []
+    python_ratios = []
     for _ in range(args.rounds):
         scan = ours = 0.0
         found = baseline = 0
@@ -157,6 +164,10 @@ def main() -> None:
             found += sum(1 for _ in doikit.find_all(block))
             end = time.perf_counter()
             ratios.append((middle - start) / (end - middle))
+            if args.python_loop:
+                again = time.perf_counter()
+                sum(1 for _ in _scan_python(block, 0, None))
+                python_ratios.append((middle - start) / (time.perf_counter() - again))
             scan += middle - start
             ours += end - middle
         print(
@@ -169,6 +180,11 @@ def main() -> None:
         f"({baseline:,} finditer matches); find_all = x{statistics.median(ratios):.3f} of finditer "
         f"(median of {len(ratios)} block ratios; quartiles {quartiles[0]:.3f}-{quartiles[2]:.3f})"
     )
+    if python_ratios:
+        print(
+            f"the pure-Python loop (_scan_python) = x{statistics.median(python_ratios):.3f} "
+            "of finditer, in the same rounds"
+        )
     if args.stream_gb:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "prose.txt"
