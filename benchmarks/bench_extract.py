@@ -112,6 +112,8 @@ HOSTILE = {
     "unassigned code points after a prefix": "10.1000/\U000e0fff",
     "empty suffixes": "10.1000/. ",
     "unclosed brackets": "(10.1000/a",
+    "brackets a DOI opens and never closes": "10.1000/a(",
+    "DOIs in unclosed brackets, run together": "10.1000/a[10.1000/b(",
     "character references": "10.1000/a&amp;",
     "a URL of broken escapes": "https://x.org/10.1000/%ZZ",
     "placeholders run together": "10.1000/{a}10.1000/xxx$",

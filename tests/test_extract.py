@@ -409,6 +409,13 @@ def _reference_run_end(text: str, index: int, *, in_url: bool) -> int:
 
 
 def reference_grow(text: str, index: int, *, in_url: bool) -> int:
+    """The run's end, or the first bracket opened in it that nothing in it closes."""
+    opened: list[int] = []
+    end = _reference_end(text, index, in_url=in_url, opened=opened)
+    return opened[0] if opened else end
+
+
+def _reference_end(text: str, index: int, *, in_url: bool, opened: list[int]) -> int:
     from doikit import _extract as x  # noqa: PLC0415 - the module's own parts
 
     end = _reference_run_end(text, index, in_url=in_url)
@@ -438,10 +445,12 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
             if char == "<" and (x._TAG.match(text, at) or x._ESCAPED_TAG.match(text, at)):
                 return at
             depth.append(x._OPENERS[char])
+            opened.append(at)
         elif char in x._CLOSERS:
             if not depth or depth[-1] != char:
                 return at
             depth.pop()
+            opened.pop()
         elif at != reference_end and (
             char == ","
             or x._NEXT_DOI.match(text, at)
@@ -515,7 +524,7 @@ def test_stepwise_growth_agrees_with_the_whole_run(text: str, in_url: bool) -> N
 
     text = "10.1000/" + text
     for index in [i + 1 for i, char in enumerate(text) if char == "/"]:
-        assert _grow(text, index, in_url=in_url) == reference_grow(text, index, in_url=in_url)
+        assert _grow(text, index, in_url=in_url)[0] == reference_grow(text, index, in_url=in_url)
 
 
 @pytest.mark.parametrize(

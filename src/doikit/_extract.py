@@ -301,14 +301,15 @@ _GLUED_FILE_LAST: Final = "".join(sorted({c for e in _GLUED_FILES for c in (e[-1
 _URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|{_GLUED_FILE}", re.IGNORECASE | re.ASCII)
 _FILE_AFTER: Final = r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)\Z"
 _URL_FILE: Final = re.compile(_FILE_AFTER, re.ASCII)
-# A shields.io badge names its message after 'DOI-' and its colour after the last '-':
-# img.shields.io/badge/DOI-10.5281/zenodo.1-blue.
-_SHIELDS_BADGE: Final = re.compile(r"/badge/doi-\Z", re.IGNORECASE | re.ASCII)
+# A shields.io badge names its message after its label and '-' (a '-' in the label is
+# written '--'), and its colour after the last '-': img.shields.io/badge/DOI-10.5281/
+# zenodo.1-blue, …/badge/Bioinformatics-10.1093%2Fbioinformatics%2Fbtr703-brightgreen.svg.
+_SHIELDS_BADGE: Final = re.compile(r"/badge/(?:[^/\s-]|--){0,48}-\Z", re.ASCII)
 
 
 def _after_shields_badge(text: str, start: int) -> bool:
-    """Whether a shields.io badge's 'DOI-' ends at *start* (the DOI is its message)."""
-    return _SHIELDS_BADGE.search(text, max(0, start - 16), start) is not None
+    """Whether a shields.io badge's label and '-' end at *start* (the DOI is its message)."""
+    return _SHIELDS_BADGE.search(text, max(0, start - 64), start) is not None
 
 
 _BADGE_COLOUR: Final = re.compile(r"-[A-Za-z]+(?:\.(?:svg|png))?\Z", re.ASCII)
@@ -656,15 +657,17 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         return None, position  # a number's path outside a URL ('114/10.654206/0.3')
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
-    end = _grow(text, position, in_url=in_url, stream=resume is not None)
+    end, run_end = _grow(text, position, in_url=in_url, stream=resume is not None)
     if _IS_PLACEHOLDER(text, position):
-        return None, end  # past the whole token: a scan from its start again is quadratic
+        return None, run_end  # past the whole token: a scan from its start again is quadratic
     if text.startswith("\\@", end):
         return None, position  # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
     if resume is not None and end == len(text):
         resume.append(start)
         return None, -1
     found = _make(text, start, end, urn=urn, in_url=in_url)
+    if end < run_end:
+        return found, run_end  # cut before an unclosed bracket: on after the run (_grow)
     return found, (position if found is None else found.end)
 
 
@@ -736,18 +739,24 @@ def _after_doi_path_label(text: str, start: int) -> bool:
     return text[start - 5 : start].lower() == "/doi:"
 
 
-def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:
-    """Whether the DOI starting at *start* is part of a URL."""
+def _token_start(text: str, start: int) -> int:
+    """Where the token that reaches *start* begins: after the last boundary (a blank, a
+    quote, a bracket), at most _LOOKBACK back."""
     # rfind stops at the nearest boundary; the window keeps a scan linear on text with
     # no boundaries at all. A URL longer than the window is read as plain text.
+    low = max(0, start - _LOOKBACK)
+    return max(low, *(text.rfind(char, low, start) + 1 for char in _BOUNDARIES))
+
+
+def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:
+    """Whether the DOI starting at *start* is part of a URL."""
     if start == 0 or (
         text[start - 1] not in "/=" and not escaped and not _after_doi_path_label(text, start)
     ):
         # in a URL a DOI follows '/' (a path), '=' (a query value), an escape, or 'doi:' as
         # a path segment's start (_after_doi_path_label)
         return False
-    low = max(0, start - _LOOKBACK)
-    token = max(low, *(text.rfind(char, low, start) + 1 for char in _BOUNDARIES))
+    token = _token_start(text, start)
     return (
         _URL_TOKEN.match(text, token, start) is not None
         or _DOI_PARAMETER.search(text, token, start) is not None
@@ -813,8 +822,27 @@ _NOT_A_CONTINUATION: Final = re.compile(
 )
 
 
-def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
-    """The end of the DOI whose suffix starts at *index*.
+def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> tuple[int, int]:
+    """The end of the DOI whose suffix starts at *index*, and of the run read for it.
+
+    The DOI ends where its run ends (_run_end), or before a bracket opened in it that
+    nothing in it closes: as a closer belongs to a DOI only when an opener in it balances
+    it, an opener belongs to it only when a closer does ('…202311014.[Article in
+    Chinese]'; no labeled DOI of the corpora holds an unbalanced bracket). A stream's wait
+    for the next chunk (the text's end) is kept. The scan goes on after the run, which it
+    has read ('10.1000/a(' repeated stays linear)."""
+    opened: list[tuple[str, int]] = []
+    end = _run_end(text, index, in_url=in_url, stream=stream, opened=opened)
+    if opened and not (stream and end == len(text)):
+        return opened[0][1], end
+    return end, end
+
+
+def _run_end(
+    text: str, index: int, *, in_url: bool, stream: bool, opened: list[tuple[str, int]]
+) -> int:
+    """The end of the run of the DOI whose suffix starts at *index*, leaving in *opened*
+    the brackets still open at its end: the closer each waits for, and where it was opened.
 
     The scan goes from one character that matters to the next (_STOPS: a deciding
     character, or one that ends the run a DOI can be), so that its work is the length of the
@@ -826,7 +854,6 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
     line starts with a digit. A break mid-token is never joined.
     """
     stops = _STOPS_IN_URL if in_url else _STOPS_IN_TEXT
-    depth: list[str] = []
     position = index
     reference_end = -1  # the ';' that ends a character reference: part of it, no separator
     while True:
@@ -885,11 +912,11 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> int:
         if char in _OPENERS:
             if (end := _opener_ends(text, at, char, stream=stream)) >= 0:
                 return end
-            depth.append(_OPENERS[char])
+            opened.append((_OPENERS[char], at))
         elif char in _CLOSERS:
-            if not depth or depth[-1] != char:
+            if not opened or opened[-1][0] != char:
                 return at
-            depth.pop()
+            opened.pop()
         elif char in ",;" and at != reference_end:
             end = _separated(text, at, after, stream=stream)
             if end >= 0:
@@ -984,14 +1011,14 @@ def _in_url_length(text: str, start: int, raw: str) -> int:
     kept = _escaped_end(raw) if "%" in raw else len(raw)
     raw = raw[:kept]
     tail = _URL_TAILS.search(raw)
+    if tail is None and text.find(_BADGE, _token_start(text, start), start) >= 0:
+        # a badge's image is named after the DOI (…/badge/DOI/10.1093/x/btu153.svg), and
+        # a shields.io badge's after the DOI and its colour
+        tail = (_BADGE_COLOUR if _after_shields_badge(text, start) else _BADGE_IMAGE).search(raw)
     if tail is None:
         tail = _URL_FILE.search(raw)
         if tail is not None and tail.start() < _suffix_start(raw):
             tail = None  # the whole suffix: the name itself (https://doi.org/10.1000/x.png)
-    if tail is None and text.rfind(_BADGE, max(0, start - _LOOKBACK), start) >= 0:
-        tail = _BADGE_IMAGE.search(raw)
-        if tail is None and _after_shields_badge(text, start):
-            tail = _BADGE_COLOUR.search(raw)
     return kept if tail is None else tail.start()
 
 
