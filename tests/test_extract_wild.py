@@ -25,7 +25,7 @@ FIELDS = {"id", "kind", "group", "source", "licence", "text", "dois"}
 
 # The figures BENCHMARKS.md records for this build (held-out: measured once, after the
 # rules were fitted to the tuning part). A change that loses DOIs fails here.
-FLOORS = {"tuning": (0.990, 0.990), "heldout": (0.979, 0.973)}
+FLOORS = {"tuning": (0.989, 0.989), "heldout": (0.978, 0.970)}
 
 
 def _rows() -> list[dict[str, Any]]:

@@ -658,7 +658,8 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
     end, run_end = _grow(text, position, in_url=in_url, stream=resume is not None)
-    if _IS_PLACEHOLDER(text, position):
+    line_break = _LINE_BREAK.match(text, position)  # ('https://doi.org/10.1145/⏎nnnnnnn…')
+    if _IS_PLACEHOLDER(text, position if line_break is None else line_break.end()):
         return None, run_end  # past the whole token: a scan from its start again is quadratic
     if text.startswith("\\@", end):
         return None, position  # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
