@@ -435,3 +435,13 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
     assert next(scan).text == "10.1000/1"
     with pytest.raises(ValueError, match="decide"):
         next(scan)
+
+    # _decide runs Python code: a next() on the same scan from inside it is refused, as a
+    # running generator refuses it (another thread could call it there).
+    def reentrant(*_: object) -> tuple[None, int, int]:
+        next(again)
+        return None, 0, 2
+
+    again = scan_type(finditer, "x 10.1000/(2", 0, None, 0, C, Found, reentrant, 256, *SETS)
+    with pytest.raises(ValueError, match="already running"):
+        next(again)

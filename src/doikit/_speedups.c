@@ -679,6 +679,7 @@ typedef struct {
     Py_ssize_t base;     /* the stream offset of text[0] */
     Py_ssize_t tail;     /* _extract._TAIL */
     int done;
+    int running;         /* inside scan_next (which calls Python code): as a generator is */
     char trail[128];    /* _extract._TRAIL_CHARS: cut from a decided candidate's end */
     char url_odd[128];  /* _extract._GLUED_FILE_LAST: a URL candidate so ending goes to _decide */
 } ScanObject;
@@ -867,8 +868,25 @@ scan_decided(ScanObject *self, PyObject *match)
     return scan_found(self, start, end);
 }
 
+static PyObject *scan_step(ScanObject *self);
+
 static PyObject *
 scan_next(ScanObject *self)
+{
+    /* _decide is Python code, during which another thread may call next() on the same
+     * scan: refused, as a running generator refuses it. */
+    if (self->running) {
+        PyErr_SetString(PyExc_ValueError, "the scan is already running");
+        return NULL;
+    }
+    self->running = 1;
+    PyObject *found = scan_step(self);
+    self->running = 0;
+    return found;
+}
+
+static PyObject *
+scan_step(ScanObject *self)
 {
     while (!self->done) {
         if (self->matches == NULL) {
