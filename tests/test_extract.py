@@ -538,6 +538,12 @@ def test_stepwise_growth_agrees_with_the_whole_run(text: str, in_url: bool) -> N
         # a review's fuzzing: an HTML tag cut by the chunk's end may end the DOI
         '<1::x>"10.12345/%41<l -;/paper/2016issn>.issn',
         "10.1000/abc<span class=x>def</span> 10.1000/(a<b>)",
+        # session 17's review: a placeholder before a begun tag, a placeholder on the next
+        # line, an escaped opener that nothing closes
+        "doi:10.1000/xxxx<b 10.1000/abc and 10.1000/def more",
+        "https://doi.org/10.1145/\nxxxu more",
+        "doi:10.1145/\nnnnn5 x",
+        "doi:10.1000/abc\\(def more 10.1000/\\[.svg",
     ],
 )
 def test_a_stream_split_anywhere_finds_what_the_whole_text_holds(text: str) -> None:

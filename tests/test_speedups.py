@@ -424,6 +424,11 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
             scan_type(*good[:at], wrong, *good[at + 1 :])
     with pytest.raises(ValueError, match="ASCII"):
         scan_type(*good[:10], "\u2026")
+    for at, number in ((2, -1), (4, -1), (4, sys.maxsize)):
+        with pytest.raises(ValueError, match="out of range"):
+            scan_type(*good[:at], number, *good[at + 1 :])
+    with pytest.raises(TypeError, match="no iterator"):
+        next(scan_type(lambda *_: 5, *good[1:]))
     with pytest.raises(TypeError, match="keyword"):
         scan_type(*good, x=1)
 
@@ -435,6 +440,7 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
     assert next(scan).text == "10.1000/1"
     with pytest.raises(ValueError, match="decide"):
         next(scan)
+    assert list(scan) == []  # finished, as a generator that raised is
 
     # _decide runs Python code: a next() on the same scan from inside it is refused, as a
     # running generator refuses it (another thread could call it there).

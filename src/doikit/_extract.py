@@ -288,9 +288,11 @@ _CLOSERS: Final = frozenset(_OPENERS.values())
 _TRAILING: Final = frozenset(_TRAIL_CHARS + '…"”’»›\xad')
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
-# The start of one that reaches the end of the text (a stream's next chunk may close it).
+# The start of one that reaches the end of the text (a stream's next chunk may close it):
+# on one line and within _TAIL characters, so that a stray '<b ' before prose does not
+# hold a stream's DOI, rescanned with every chunk, until _MAX_CARRY.
 _TAG_BEGUN: Final = re.compile(
-    r"<(?:[a-z][a-z0-9]*(?:\s[^<>]*)?/?)?\Z", re.IGNORECASE | re.ASCII
+    r"<(?:[a-z][a-z0-9]*(?:[ \t][^<>\r\n]{0,240})?/?)?\Z", re.IGNORECASE | re.ASCII
 ).match
 # In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
 # badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
@@ -497,7 +499,7 @@ def _decide(
     if kind == _IN_URL:
         if resume is None or match.end() < len(text) - 1:
             written = match[0].rstrip(_TRAIL_CHARS)
-            name = _url_name(written)
+            name = written if _url_plain(written) else _url_name(written)
             if name is not None:
                 start = match.start()
                 end = start + len(written)
@@ -529,9 +531,18 @@ else:
         return cast("Iterator[Found]", found)
 
 
+def _url_plain(written: str) -> bool:
+    """Whether a URL candidate the pattern has decided (group 1) is its name as written:
+    no escape, no second '/' (a view or file after the name), no last letter of a glued
+    file (_GLUED_FILE_LAST). The C loop (_speedups.Scan) decides these alike, reading
+    _GLUED_FILE_LAST from here; the others go to _url_name in both loops."""
+    return "%" not in written and written.count("/") == 1 and written[-1] not in _GLUED_FILE_LAST
+
+
 def _url_name(written: str) -> str | None:
-    """The name in a URL candidate the pattern has decided (group 1), its escapes decoded;
-    None when an escape, a file or a view after the name needs the walk."""
+    """The name in a URL candidate the pattern has decided (group 1) that is not plain
+    (_url_plain), its escapes decoded; None when an escape, a file or a view after the
+    name needs the walk."""
     if written.count("/") > 1 and _URL_VIEW(written):
         return None
     if ("%" in written or written[-1] in _GLUED_FILE_LAST) and _URL_ODD_END(written):
@@ -608,9 +619,7 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     name = _url_name(written) if in_url else written
     if name is None or not name.isprintable():
         return None
-    if not name.isascii():
-        name = name.translate(_LIGATURE_LETTERS)
-    return _new_found(Found, (valid_doi(name), start, start + len(written), written))
+    return _new_found(Found, (valid_doi(_as_letters(name)), start, start + len(written), written))
 
 
 def _after_resolver(text: str, start: int) -> bool:
@@ -666,14 +675,16 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
     end, run_end = _grow(text, position, in_url=in_url, stream=resume is not None)
+    if resume is not None and end == len(text):
+        # the run reaches the chunk's end (_run_end's wait): the next chunk decides, the
+        # placeholder check too ('10.1000/xxx' + 'u')
+        resume.append(start)
+        return None, -1
     line_break = _LINE_BREAK.match(text, position)  # ('https://doi.org/10.1145/⏎nnnnnnn…')
     if _IS_PLACEHOLDER(text, position if line_break is None else line_break.end()):
         return None, run_end  # past the whole token: a scan from its start again is quadratic
     if text.startswith("\\@", end):
         return None, position  # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
-    if resume is not None and end == len(text):
-        resume.append(start)
-        return None, -1
     found = _make(text, start, end, urn=urn, in_url=in_url)
     if end < run_end:
         return found, run_end  # cut before an unclosed bracket: on after the run (_grow)
@@ -843,7 +854,10 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> tuple
     opened: list[tuple[str, int]] = []
     end = _run_end(text, index, in_url=in_url, stream=stream, opened=opened)
     if opened and not (stream and end == len(text)):
-        return opened[0][1], end
+        cut = opened[0][1]
+        if cut > index and text[cut - 1] == "\\":
+            cut -= 1  # an escaped opener ('\\(', Markdown's and TeX's) with its backslash
+        return cut, end
     return end, end
 
 
@@ -891,8 +905,8 @@ def _run_end(
             char = _entity_char(entity)
             if in_url and char == "&":
                 run_ends = True  # a bare '&' or '&amp;' ends a DOI in a URL (parameters)
-            elif char.isspace() or char in '",':
-                return at  # '&nbsp;', '&quot;', and '&#44;' as ',' (_separated)
+            elif char.isspace() or char == '"':
+                return at  # '&nbsp;', '&quot;'
             elif entity is not None:
                 after = reference_end = entity.end() - 1  # on to its ';'
 
@@ -926,7 +940,9 @@ def _run_end(
             if not opened or opened[-1][0] != char:
                 return at
             opened.pop()
-        elif char in ",;" and at != reference_end:
+        elif char == ",":
+            return at  # always, written or as a reference ('&#44;'): _AFTER_SEPARATOR_ENDS
+        elif char == ";" and at != reference_end:
             end = _separated(text, at, after, stream=stream)
             if end >= 0:
                 return end
@@ -948,11 +964,11 @@ def _opener_ends(text: str, at: int, char: str, *, stream: bool) -> int:
 
 
 def _separated(text: str, at: int, after: int, *, stream: bool) -> int:
-    """Where a DOI ends at the ',' or ';' at *at* (*after* is the next character): always at
-    a ','; at a ';' when another DOI or a field follows (no real DOI has ';' then a letter
-    or a number that fills a field); in a stream, at the chunk's end when a number
-    reaches it (the next chunk may go on); -1 when the DOI goes on."""
-    if text[at] == "," or _NEXT_DOI.match(text, at):
+    """Where a DOI ends at the ';' at *at* (*after* is the next character): there when
+    another DOI or a field follows (no real DOI has ';' then a letter or a number that
+    fills a field); in a stream, at the chunk's end when a number reaches it (the next
+    chunk may go on); -1 when the DOI goes on."""
+    if _NEXT_DOI.match(text, at):
         return at
     field = _FIELD_AFTER(text, after)
     if field is None:
@@ -1077,6 +1093,11 @@ _LIGATURE_LETTERS: Final = str.maketrans(
 )
 
 
+def _as_letters(name: str) -> str:
+    """*name* with its Latin ligatures written as letters (_LIGATURE_LETTERS)."""
+    return name if name.isascii() else name.translate(_LIGATURE_LETTERS)
+
+
 # A percent-escape written with TeX's '\%' ('\doi{…CO;2-\%23}', a BibTeX field rendered
 # to HTML as '…42:1\%3C7::…'): the author wrote the DOI URL-encoded, so it is decoded as in
 # a URL. No labeled DOI of the wild corpus and the team's corpora holds a '%'.
@@ -1131,8 +1152,7 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         elif tex_escaped:
             with contextlib.suppress(PercentError):  # else the name as written
                 name = percent_decode(name)
-        if not name.isascii():
-            name = name.translate(_LIGATURE_LETTERS)
+        name = _as_letters(name)
         doi = DOI(URN + name[len(URN) :] if urn else name)
     except (InvalidDOI, PercentError):
         return None

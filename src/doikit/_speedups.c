@@ -730,6 +730,10 @@ scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "Scan(): arguments of the wrong type (internal)");
         return NULL;
     }
+    if (position < 0 || base < 0 || base > PY_SSIZE_T_MAX - PyUnicode_GET_LENGTH(text)) {
+        PyErr_SetString(PyExc_ValueError, "Scan(): a position out of range (internal)");
+        return NULL;
+    }
     ScanObject *self = (ScanObject *)type->tp_alloc(type, 0); /* (zeroed) */
     if (self == NULL) {
         return NULL;
@@ -835,6 +839,11 @@ scan_decided(ScanObject *self, PyObject *match)
     if (span == NULL) {
         return NULL;
     }
+    if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
+        Py_DECREF(span);
+        PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
+        return NULL;
+    }
     Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
     Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
     Py_DECREF(span);
@@ -842,6 +851,10 @@ scan_decided(ScanObject *self, PyObject *match)
         return NULL;
     }
     Py_ssize_t length = PyUnicode_GET_LENGTH(self->text);
+    if (start < 0 || start > end || end > length) {
+        PyErr_SetString(PyExc_ValueError, "Scan(): a match outside the text (internal)");
+        return NULL;
+    }
     if (self->resume != Py_None && end >= length - 1) {
         return NULL; /* in a stream, the next chunk may go on with it */
     }
@@ -850,9 +863,12 @@ scan_decided(ScanObject *self, PyObject *match)
     while (end > start && marked(self->trail, PyUnicode_READ(unicode_kind, data, end - 1))) {
         end--;
     }
+    if (end == start) {
+        return NULL; /* nothing left (the pattern's matches start with '10.': never) */
+    }
     if (in_url) {
-        /* _url_name has something to say: an escape, a view or file after a second '/',
-         * or a file glued to the end */
+        /* as _extract._url_plain: else _url_name has something to say (an escape, a view
+         * or file after a second '/', a file glued to the end) */
         if (marked(self->url_odd, PyUnicode_READ(unicode_kind, data, end - 1))) {
             return NULL;
         }
@@ -882,6 +898,10 @@ scan_next(ScanObject *self)
     self->running = 1;
     PyObject *found = scan_step(self);
     self->running = 0;
+    if (found == NULL && PyErr_Occurred()) {
+        self->done = 1; /* as a generator that raised is finished */
+        Py_CLEAR(self->matches);
+    }
     return found;
 }
 
@@ -893,6 +913,11 @@ scan_step(ScanObject *self)
             self->matches = PyObject_CallFunction(self->finditer, "On", self->text,
                                                   self->position);
             if (self->matches == NULL) {
+                return NULL;
+            }
+            if (!PyIter_Check(self->matches)) {
+                Py_CLEAR(self->matches);
+                PyErr_SetString(PyExc_TypeError, "Scan(): finditer gave no iterator (internal)");
                 return NULL;
             }
         }
