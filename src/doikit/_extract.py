@@ -418,8 +418,11 @@ def _chunk_scans(chunks: Iterable[str], scan: _ChunkScan[T], keep: int) -> Itera
     buffer = ""
     base = 0
     scan_from = 0
+    due = 0  # the unscanned length at which the next scan is due
     for chunk in chunks:
         buffer += chunk
+        if len(buffer) - scan_from < due:
+            continue
         found, after = scan(buffer, scan_from, base, final=False)
         yield found
         next_scan = after()
@@ -427,6 +430,10 @@ def _chunk_scans(chunks: Iterable[str], scan: _ChunkScan[T], keep: int) -> Itera
         buffer = buffer[cut:]
         base += cut
         scan_from = next_scan - cut
+        # What the scan left, it left for want of text (a DOI that may go on, the tail a
+        # start may be split in): scanning it again before it has doubled would make many
+        # small chunks re-read a long unfinished DOI once each, quadratic up to _MAX_CARRY.
+        due = 2 * (len(buffer) - scan_from)
     yield scan(buffer, scan_from, base, final=True)[0]
 
 
