@@ -289,8 +289,8 @@ _TRAILING: Final = frozenset(_TRAIL_CHARS + '…"”’»›\xad')
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
 # The start of one that reaches the end of the text (a stream's next chunk may close it):
-# on one line and within _TAIL characters, so that a stray '<b ' before prose does not
-# hold a stream's DOI, rescanned with every chunk, until _MAX_CARRY.
+# on one line and within 240 characters, so that a stray '<b ' before prose does not hold
+# a stream's DOI until _MAX_CARRY.
 _TAG_BEGUN: Final = re.compile(
     r"<(?:[a-z][a-z0-9]*(?:[ \t][^<>\r\n]{0,240})?/?)?\Z", re.IGNORECASE | re.ASCII
 ).match
