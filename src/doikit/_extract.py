@@ -638,6 +638,9 @@ def _after_resolver(text: str, start: int) -> bool:
     return False
 
 
+_STARTS_AFTER_A_CUT: Final = 2
+
+
 def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Found | None, int]:
     """Read the candidate at *match* with every rule: the DOI (or None) and where the scan
     goes on; -1 when a stream's chunk ends inside the DOI (then *resume* is set)."""
@@ -694,7 +697,11 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         return None, position  # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
     found = _make(text, start, end, urn=urn, in_url=in_url)
     if end < run_end:
-        return found, run_end  # cut before an unclosed bracket: on after the run (_grow)
+        # Cut before an unclosed bracket (_grow): the rest of the run may hold another DOI
+        # ('10.1000/a(https://doi.org/10.1000/b'), scanned when it holds at most two starts;
+        # else the scan goes on after the run, which it has read, so that '10.1000/a('
+        # repeated stays linear.
+        return found, (end if text.count("10.", end, run_end) <= _STARTS_AFTER_A_CUT else run_end)
     return found, (position if found is None else found.end)
 
 
