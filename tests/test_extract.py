@@ -8,7 +8,7 @@ import re
 import tracemalloc
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import doikit
@@ -412,7 +412,10 @@ def reference_grow(text: str, index: int, *, in_url: bool) -> int:
     """The run's end, or the first bracket opened in it that nothing in it closes."""
     opened: list[int] = []
     end = _reference_end(text, index, in_url=in_url, opened=opened)
-    return opened[0] if opened else end
+    if not opened:
+        return end
+    # an escaped opener ('\\(') goes with its backslash
+    return opened[0] - 1 if opened[0] > index and text[opened[0] - 1] == "\\" else opened[0]
 
 
 def _reference_end(text: str, index: int, *, in_url: bool, opened: list[int]) -> int:
@@ -519,6 +522,7 @@ GROW_PIECES = st.sampled_from(
 
 
 @given(st.lists(GROW_PIECES, min_size=1, max_size=30).map("".join), st.booleans())
+@example("\\(", False)  # CI's draw: an escaped opener nothing closes
 def test_stepwise_growth_agrees_with_the_whole_run(text: str, in_url: bool) -> None:
     from doikit._extract import _grow  # noqa: PLC0415 - the module's own parts
 
