@@ -522,7 +522,7 @@ GROW_PIECES = st.sampled_from(
 
 
 @given(st.lists(GROW_PIECES, min_size=1, max_size=30).map("".join), st.booleans())
-@example("\\(", False)  # CI's draw: an escaped opener nothing closes
+@example(text="\\(", in_url=False)  # CI's draw: an escaped opener nothing closes
 def test_stepwise_growth_agrees_with_the_whole_run(text: str, in_url: bool) -> None:
     from doikit._extract import _grow  # noqa: PLC0415 - the module's own parts
 
