@@ -284,7 +284,7 @@ _PAGE_RANGE_BEFORE: Final = re.compile(r"(?<![0-9A-Za-z._\-/])[0-9]{1,6}-\Z")
 _LOOKBACK: Final = 1024
 _OPENERS: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS: Final = frozenset(_OPENERS.values())
-# ('*': Markdown's emphasis after a DOI, '**doi:10.1000/x.**'.)
+# (_TRAIL_CHARS and what else trails a DOI: ellipsis, closing quotes, a soft hyphen)
 _TRAILING: Final = frozenset(_TRAIL_CHARS + '…"”’»›\xad')
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
@@ -314,7 +314,7 @@ _URL_FILE: Final = re.compile(_FILE_AFTER, re.ASCII)
 # A shields.io badge names its message after its label and '-' (a '-' in the label is
 # written '--'), and its colour after the last '-': img.shields.io/badge/DOI-10.5281/
 # zenodo.1-blue, …/badge/Bioinformatics-10.1093%2Fbioinformatics%2Fbtr703-brightgreen.svg.
-_SHIELDS_BADGE: Final = re.compile(r"/badge/(?:[^/\s-]|--){0,48}-\Z", re.ASCII)
+_SHIELDS_BADGE: Final = re.compile(r"/badge/(?:[^/\s-]|--){0,48}-\Z", re.IGNORECASE | re.ASCII)
 
 
 def _after_shields_badge(text: str, start: int) -> bool:

@@ -675,6 +675,7 @@ typedef struct {
     PyObject *found;    /* the Found class (a subtype of tuple) */
     PyObject *decide;   /* _decide(text, match, resume, base) -> (found | None, position, action) */
     PyObject *resume;   /* a list (a stream's chunk), or None */
+    PyObject *base_int; /* base as an int, for _decide */
     Py_ssize_t position; /* where the scan goes on: past what has been taken or refused */
     Py_ssize_t base;     /* the stream offset of text[0] */
     Py_ssize_t tail;     /* _extract._TAIL */
@@ -748,6 +749,11 @@ scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->found = Py_NewRef(found);
     self->decide = Py_NewRef(decide);
     self->resume = Py_NewRef(resume);
+    self->base_int = PyLong_FromSsize_t(base);
+    if (self->base_int == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
     self->position = position;
     self->base = base;
     self->tail = tail;
@@ -764,6 +770,7 @@ scan_traverse(ScanObject *self, visitproc visit, void *arg)
     Py_VISIT(self->found);
     Py_VISIT(self->decide);
     Py_VISIT(self->resume);
+    Py_VISIT(self->base_int);
     return 0;
 }
 
@@ -777,6 +784,7 @@ scan_clear(ScanObject *self)
     Py_CLEAR(self->found);
     Py_CLEAR(self->decide);
     Py_CLEAR(self->resume);
+    Py_CLEAR(self->base_int);
     return 0;
 }
 
@@ -945,15 +953,8 @@ scan_step(ScanObject *self)
             Py_DECREF(match);
             return found;
         }
-        PyObject *call[] = {self->text, match, self->resume, NULL};
-        PyObject *base = PyLong_FromSsize_t(self->base);
-        if (base == NULL) {
-            Py_DECREF(match);
-            return NULL;
-        }
-        call[3] = base;
+        PyObject *call[] = {self->text, match, self->resume, self->base_int};
         PyObject *answer = PyObject_Vectorcall(self->decide, call, 4, NULL);
-        Py_DECREF(base);
         Py_DECREF(match);
         if (answer == NULL) {
             return NULL;
