@@ -29,6 +29,7 @@ from urllib.parse import unquote
 
 from doikit._doi import _SPEEDUPS, DOI, valid_doi
 from doikit._errors import InvalidDOI
+from doikit._hyphens import MENDABLE_START, is_book, mended
 from doikit._present import quick_unescape
 from doikit._syntax import (
     DOI_ORG_HOSTS_PATTERN,
@@ -225,17 +226,24 @@ _DECIDED_END: Final = r"(?=[\")\]}>|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ 
 _DECIDED_END_IN_URL: Final = (
     r"(?=[\")\]}>?#'|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ \t]*+[^.\s]|(?<=,))"
 )
+# A suffix whose identifier may have lost a hyphen (_hyphens.mended), or that a blank may
+# have cut short (_completed), is never decided by the pattern alone: _quick and the walk
+# see to it.
+_CUT_SHORT_START: Final = r"(?i:j\.issn)\.?+(?![0-9A-Za-z])"
+_UNDECIDED_START: Final = rf"(?!{MENDABLE_START}|{_CUT_SHORT_START})"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # in text (no group: the commonest match, told apart by match.lastindex being None)
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[^:/][Dd][Oo][Ii]:10\.))"
-    rf"{_NO_PREPRINT}{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST)}{_TRAIL}"
+    rf"{_NO_PREPRINT}{_REGISTRANT}/{_UNDECIDED_START}{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST)}"
+    rf"{_TRAIL}"
     rf"{_DECIDED_END}"
     # 1: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"{_NO_PREPRINT}{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST)}{_TRAIL}"
+    rf"{_NO_PREPRINT}{_REGISTRANT}/{_UNDECIDED_START}{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST)}"
+    rf"{_TRAIL}"
     rf"{_DECIDED_END_IN_URL}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
@@ -515,11 +523,62 @@ def _decide(
     elif kind == _SHAPED:
         quick = _quick(text, match, resume)
         if quick is not None:
+            quick, wait = _completed(text, quick, resume)
+            if wait:
+                return None, -1, _STOP
+            if quick is None:
+                return None, match.end(), _RESTART
             return _moved(quick, base), quick.end, _GO_ON
     found, position = _walk(text, match, resume)
     if found is None:
         return None, position, _STOP if position < 0 else _RESTART
-    return _moved(found, base), position, _RESTART
+    found, wait = _completed(text, found, resume)
+    if wait:
+        return None, -1, _STOP
+    if found is None:
+        return None, position, _RESTART
+    return _moved(found, base), max(position, found.end), _RESTART
+
+
+# Names a text cuts short at a blank, read on past it (_completed):
+# - a book chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts draw
+#   the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS paper). A
+#   name that is a whole ISBN (_hyphens.is_book: hyphenated by its ranges, its check digit
+#   holding), then a blank and 1 to 4 digits before a blank, the end or punctuation and a
+#   blank: the digits are the chapter. (No labeled DOI is a bare ISBN followed so in text.)
+# - the Chinese journals' 'j.issn.' names (10.3969/j.issn.1000-0054.2020.01.001) with a
+#   blank after 'issn.' (a PDF's text layer): read on when an ISSN and a year follow;
+#   else 'j.issn' alone names nothing (a template's 'j.issn. 0001-5733. ++++.++.+++').
+_CHAPTER_AFTER: Final = re.compile(r" ([0-9]{1,4})(?=[.,;)\]]?(?:\s|\Z))")
+_CHAPTER_BEGUN: Final = re.compile(r" ?[0-9]{0,4}[.,;)\]]?\Z")
+_ISSN_AFTER: Final = re.compile(r"\.? ?([0-9]{4}-[0-9]{3}[0-9Xx]\.[0-9]{4}\.[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)")
+_ISSN_BEGUN: Final = re.compile(r"\.? ?[0-9Xx.-]*\Z")
+
+
+def _completed(text: str, found: Found, resume: list[int] | None) -> tuple[Found | None, bool]:
+    """*found* read on past a blank that cut it short (see above), or None when it names
+    nothing; True second when a stream's chunk ends where it may go on (*resume* is set)."""
+    end = found.end
+    name = str(found.doi)
+    if name[-5:].lower() == ".issn":
+        rest = _ISSN_AFTER.match(text, end)
+        if rest is None or (resume is not None and rest.end() >= len(text) - 1):
+            if resume is not None and _ISSN_BEGUN.match(text, end):
+                resume.append(found.start)
+                return None, True
+            return None, False
+        doi = valid_doi(f"{name}.{rest[1]}")
+        return found._replace(doi=doi, end=rest.end(), text=text[found.start : rest.end()]), False
+    if not (text[end : end + 1] == " " and text[end - 1 : end].isdigit() and is_book(name)):
+        return found, False
+    if resume is not None and _CHAPTER_BEGUN.match(text, end):
+        resume.append(found.start)
+        return None, True
+    chapter = _CHAPTER_AFTER.match(text, end)
+    if chapter is None:
+        return found, False
+    doi = valid_doi(f"{name}_{chapter[1]}")
+    return found._replace(doi=doi, end=chapter.end(), text=text[found.start : chapter.end()]), False
 
 
 if _SPEEDUPS is None:
@@ -626,7 +685,9 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     name = _url_name(written) if in_url else written
     if name is None or not name.isprintable():
         return None
-    return _new_found(Found, (valid_doi(_as_letters(name)), start, start + len(written), written))
+    return _new_found(
+        Found, (valid_doi(mended(_as_letters(name))), start, start + len(written), written)
+    )
 
 
 def _after_resolver(text: str, start: int) -> bool:
@@ -1058,7 +1119,20 @@ def _in_url_length(text: str, start: int, raw: str) -> int:
         tail = _URL_FILE.search(raw)
         if tail is not None and tail.start() < _suffix_start(raw):
             tail = None  # the whole suffix: the name itself (https://doi.org/10.1000/x.png)
+    if tail is None and raw.startswith(_OUP) and raw.count("/") > 2:
+        tail = _OUP_ARTICLE_NUMBER.search(raw)
+        if tail is not None and text.find(_OUP_HOST, _token_start(text, start), start) < 0:
+            tail = None
     return kept if tail is None else tail.start()
+
+
+# Oxford University Press's pages put their own article number after the DOI
+# (academic.oup.com/bioinformatics/article/doi/10.1093/bioinformatics/btaa025/5714742, a
+# purge_dups thread): OUP's names are a journal and a code (10.1093/bioinformatics/btaa025,
+# 10.1093/ije/26.6.1323), so a third segment of digits in an OUP page's URL is its number.
+_OUP: Final = "10.1093/"
+_OUP_HOST: Final = "academic.oup.com/"
+_OUP_ARTICLE_NUMBER: Final = re.compile(r"/[0-9]+\Z")
 
 
 def _suffix_start(raw: str) -> int:
@@ -1167,7 +1241,7 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
             with contextlib.suppress(PercentError):  # else the name as written
                 name = percent_decode(name)
         name = _as_letters(name)
-        doi = DOI(URN + name[len(URN) :] if urn else name)
+        doi = DOI(URN + name[len(URN) :] if urn else mended(name))
     except (InvalidDOI, PercentError):
         return None
     return _new_found(Found, (doi, start, end, raw))

@@ -1,0 +1,234 @@
+"""Hyphens a PDF's text layer lost, put back where the identifier inside a DOI shows them.
+
+A text layer joins the lines a typesetter broke, and where the break fell at a hyphen of
+the DOI, the hyphen is often lost with the break: ``10.1007/978-3540-85064-9_8`` for
+``10.1007/978-3-540-85064-9_8``, ``10.1002/(SICI)1096987X(…`` for ``…1096-987X(…``. Nothing
+in the text says a hyphen went missing, but some publishers build their names from an
+identifier whose hyphens are fixed: an ISBN (hyphenated by the ranges of the
+International ISBN Agency), an ISSN (``NNNN-NNNC`` in a SICI or an Elsevier PII) or Springer
+Nature's article ids (``s41586-020-2649-2``), the APA's book numbers (``10762-000``). A name whose identifier lacks exactly one of
+its hyphens, and whose check digit holds, gets that hyphen back; every other name is left
+as written. None of the 4,879 labeled DOIs of the wild corpus is changed by :func:`mended`
+(a test holds it so).
+
+>>> mended("10.1007/978-3540-85064-9_8")
+'10.1007/978-3-540-85064-9_8'
+>>> mended("10.1002/(SICI)1096987X(199803)19:4<377::AIDJCC1>3.0.CO;2-P")
+'10.1002/(SICI)1096-987X(199803)19:4<377::AID-JCC1>3.0.CO;2-P'
+>>> mended("10.1016/S0049237X(09)70189-2"), mended("10.1007/s00249011-0700-9")
+('10.1016/S0049-237X(09)70189-2', '10.1007/s00249-011-0700-9')
+>>> mended("10.1111/j.19390025.1981.tb01388.x"), mended("10.1088/0004637X/811/1/56")
+('10.1111/j.1939-0025.1981.tb01388.x', '10.1088/0004-637X/811/1/56')
+>>> mended("10.1037/10762000")
+'10.1037/10762-000'
+>>> mended("10.1007/978-3540-85064-8_8")  # the check digit fails: left as written
+'10.1007/978-3540-85064-8_8'
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Final
+
+# A suffix start that mended() may change, for the extractor's candidate pattern: names
+# starting so are never decided by the pattern alone (a cheap superset of the shapes below).
+MENDABLE_START: Final = (
+    r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})|97[89]-|[0-9]{1,5}-[0-9]{1,9}-"
+    r"|(?<=1037/)[0-9]{8}(?:[0-9]{2})?(?![0-9])|j\.[0-9]{7}[0-9X]\.|[0-9]{7}[0-9X]/"
+)
+
+# --- ISBN -------------------------------------------------------------------------------------
+# The ranges of the International ISBN Agency (RangeMessage.xml, "ISBN Ranges", as of 2014;
+# a later range only means a name it covers is left as written). For each prefix and group:
+# ranges of the digits that follow, the length of each bound being the length of the
+# element. Groups of four and five digits (small agencies) are left out.
+_PREFIX_RANGES: Final = {"978": "0-5,600-649,7-7,80-94,950-989", "979": "10-12"}
+_GROUP_RANGES: Final = {
+    "9780": "00-19,200-699,7000-8499,85000-89999,900000-949999,9500000-9999999",
+    "9781": "00-09,100-399,4000-5499,55000-86979,869800-998999,9990000-9999999",
+    "9782": "00-19,200-349,35000-39999,400-699,7000-8399,84000-89999,900000-949999,"
+    "9500000-9999999",
+    "9783": "00-02,030-033,0340-0369,03700-03999,04-19,200-699,7000-8499,85000-89999,"
+    "900000-949999,9500000-9539999,95400-96999,9700000-9899999,99000-99499,99500-99999",
+    "9784": "00-19,200-699,7000-8499,85000-89999,900000-949999,9500000-9999999",
+    "9785": "00000-00499,0050-0099,01-19,200-420,4210-4299,430-430,4310-4399,440-440,"
+    "4410-4499,450-699,7000-8499,85000-89999,900000-909999,91000-91999,9200-9299,"
+    "93000-94999,9500000-9500999,9501-9799,98000-98999,9900000-9909999,9910-9999",
+    "9787": "00-09,100-499,5000-7999,80000-89999,900000-999999",
+    "97880": "00-19,200-699,7000-8499,85000-89999,900000-999999",
+    "97881": "00-19,200-699,7000-8499,85000-89999,900000-999999",
+    "97882": "00-19,200-689,690000-699999,7000-8999,90000-98999,990000-999999",
+    "97883": "00-19,200-599,60000-69999,7000-8499,85000-89999,900000-999999",
+    "97884": "00-13,140-149,15000-19999,200-699,7000-8499,85000-89999,9000-9199,"
+    "920000-923999,92400-92999,930000-949999,95000-96999,9700-9999",
+    "97885": "00-19,200-599,60000-69999,7000-8499,85000-89999,900000-979999,98000-99999",
+    "97886": "00-29,300-599,6000-7999,80000-89999,900000-999999",
+    "97887": "00-29,400-649,7000-7999,85000-94999,970000-999999",
+    "97888": "00-19,200-599,6000-8499,85000-89999,900000-909999,910-929,9300-9399,"
+    "940000-949999,95000-99999",
+    "97889": "00-24,250-549,5500-8499,85000-94999,950000-969999,97000-98999,990-999",
+    "97890": "00-19,200-499,5000-6999,70000-79999,800000-849999,8500-8999,90-90,94-94",
+    "97891": "0-1,20-49,500-649,7000-7999,85000-94999,970000-999999",
+    "97892": "0-5,60-79,800-899,9000-9499,95000-98999,990000-999999",
+    "97893": "00-09,100-499,5000-7999,80000-94999,950000-999999",
+    "97894": "000-599,6000-8999,90000-99999",
+    "978981": "00-11,17000-19999,200-289,290-299,3000-3099,310-399,4000-9999",
+    "97910": "00-19,200-699,7000-8999,90000-97599,976000-999999",
+    "97911": "00-24,250-549,5500-8499,85000-94999,950000-999999",
+}
+
+
+@functools.cache
+def _ranges(key: str) -> tuple[tuple[str, str], ...]:
+    """The (low, high) bounds of the elements after *key* (a prefix, or prefix and group)."""
+    table = _PREFIX_RANGES.get(key) or _GROUP_RANGES.get(key, "")
+    return tuple((low, high) for low, _, high in (b.partition("-") for b in table.split(",") if b))
+
+
+def _element(digits: str, key: str) -> int:
+    """The length of the element *digits* start with, by the ranges of *key*; 0 if none."""
+    for low, high in _ranges(key):
+        if low <= digits[: len(low)] <= high:
+            return len(low)
+    return 0
+
+
+def _isbn_cuts(digits: str) -> tuple[int, ...]:
+    """Where an ISBN-13's *digits* take their hyphens (after the prefix, group, registrant
+    and publication), or () when its ranges are not known here."""
+    prefix = digits[:3]
+    group = _element(digits[3:], prefix)
+    if not group:
+        return ()
+    registrant = _element(digits[3 + group :], digits[: 3 + group])
+    if not registrant:
+        return ()
+    return (3, 3 + group, 3 + group + registrant, 12)
+
+
+def _isbn13_checks(digits: str) -> bool:
+    return sum(int(d) * (3 if i % 2 else 1) for i, d in enumerate(digits)) % 10 == 0
+
+
+def _isbn10_checks(digits: str) -> bool:
+    total = sum(int(d) * (10 - i) for i, d in enumerate(digits[:9]))
+    check = 10 if digits[9] in "Xx" else int(digits[9])
+    return (total + check) % 11 == 0
+
+
+# An ISBN as the start of a suffix (Springer's books and chapters, 10.1007/978-3-540-…_8),
+# with a chapter, entry or part after it ('_8'), or nothing.
+_ISBN_SUFFIX: Final = re.compile(r"([0-9][0-9-]{8,15}[0-9Xx])(_.*)?\Z", re.ASCII)
+
+
+def _hyphenated(digits: str) -> str | None:
+    """The ISBN of *digits* (13 or 10, its check digit holding) hyphenated by its ranges."""
+    if len(digits) == 13 and digits.isdigit() and _isbn13_checks(digits):
+        cuts = _isbn_cuts(digits)
+    elif len(digits) == 10 and digits[:9].isdigit() and _isbn10_checks(digits):
+        cuts = tuple(cut - 3 for cut in _isbn_cuts("978" + digits)[1:])
+    else:
+        return None
+    if not cuts:
+        return None
+    return "-".join(digits[a:b] for a, b in zip((0, *cuts), (*cuts, len(digits)), strict=True))
+
+
+def _mend_isbn(isbn: str) -> str | None:
+    """*isbn* (digits and hyphens) with the one hyphen it lacks, or None."""
+    whole = _hyphenated(isbn.replace("-", ""))
+    if whole is None or whole.count("-") != isbn.count("-") + 1:
+        return None
+    # the written hyphens must be the whole's but one: drop each of the whole's in turn
+    at = 0
+    while (at := whole.find("-", at) + 1) > 0:
+        if whole[: at - 1] + whole[at:] == isbn:
+            return whole
+    return None
+
+
+# --- ISSN (in a SICI, an Elsevier PII) ----------------------------------------------------
+# An ISSN written without its hyphen where a name holds it hyphenated: at the suffix's
+# start, behind '(SICI)', 'S' (a PII) or nothing, before the '(' of a date (a SICI, a PII:
+# 10.1016/0009-2614(84)85645-6); between Blackwell's 'j.' and the year
+# (10.1111/j.1939-0025.1981.tb01388.x); before the volume's '/' under the prefixes whose
+# names are so built (IOP 10.1088/0004-637X/…, EDP 10.1051/0004-6361/…, EPL 10.1209/…).
+_ISSN_UNHYPHENATED: Final = re.compile(
+    r"(\(SICI\)|S|j\.|)([0-9]{7}[0-9X])(?=\(|(?<=j\.[0-9]{7}[0-9X])\.[12][0-9]{3}\.)", re.ASCII
+)
+_ISSN_SLASH_UNHYPHENATED: Final = re.compile(r"()([0-9]{7}[0-9X])(?=/)", re.ASCII)
+_ISSN_SLASH_PREFIXES: Final = frozenset({"10.1088", "10.1051", "10.1209"})
+# A SICI's contribution segment ('<377::AID-JCC1>'): 'AID' takes a hyphen.
+_AID_UNHYPHENATED: Final = re.compile(r"(?<=[0-9]::AID)(?=[A-Z])", re.ASCII)
+# Its last element: the SICI's version ('2') and, after a hyphen, the check character.
+_CHECK_UNHYPHENATED: Final = re.compile(r"(?<=>[0-9]\.[0-9]\.CO;2)(?=[0-9A-Z#]\Z)", re.ASCII)
+
+
+def _issn_checks(issn: str) -> bool:
+    total = sum(int(d) * (8 - i) for i, d in enumerate(issn[:7]))
+    return (-total % 11) == (10 if issn[7] == "X" else int(issn[7]))
+
+
+# --- Springer Nature's article ids ----------------------------------------------------------
+# 's', the journal (5 digits), the year's code (3), the article (4 or 5), a check character:
+# s00249-011-0700-9, s41467-019-13973-7. With one hyphen lost, which one is plain from
+# the lengths of the other elements.
+_SPRINGER_PREFIXES: Final = frozenset({"10.1007", "10.1038", "10.1186", "10.1140"})
+_ARTICLE_LOST_HYPHEN: Final = re.compile(
+    r"s([0-9]{5})-?([0-9]{3})-?([0-9]{4,5})-?([0-9A-Za-z])\Z", re.ASCII
+)
+
+
+def is_book(name: str) -> bool:
+    """Whether *name*'s suffix is an ISBN, hyphenated as its ranges say, with nothing after.
+
+    >>> is_book("10.1007/978-3-319-21668-3"), is_book("10.1007/978-3-319-21668-3_9")
+    (True, False)
+    """
+    isbn = name[name.find("/") + 1 :]
+    return "-" in isbn and _hyphenated(isbn.replace("-", "")) == isbn
+
+
+# --- The American Psychological Association's books -----------------------------------------
+# 10.1037/10762-000, 10.1037/0000165-000: the book (5 or 7 digits) and a chapter (3 digits,
+# 000 for the whole book). APA's other names start with a letter or an ISSN
+# (10.1037/a0012345, 10.1037/0022-3514.53.5.1024).
+_APA: Final = "10.1037"
+_APA_BOOK_LOST_HYPHEN: Final = re.compile(r"(?:[0-9]{5}|0000[0-9]{3})[0-9]{3}\Z", re.ASCII)
+
+
+def mended(name: str) -> str:
+    """*name* with the hyphen its identifier lost put back (see the module), else *name*."""
+    slash = name.find("/")
+    suffix = name[slash + 1 :]
+    first = suffix[:1]
+    if first.isdigit():
+        if name[:slash] == _APA and _APA_BOOK_LOST_HYPHEN.match(suffix):
+            return f"{name[: slash + 1]}{suffix[:-3]}-{suffix[-3:]}"
+        if "(" in suffix:
+            return name[: slash + 1] + _mend_issn(suffix, _ISSN_UNHYPHENATED.match(suffix))
+        if name[:slash] in _ISSN_SLASH_PREFIXES:
+            return name[: slash + 1] + _mend_issn(suffix, _ISSN_SLASH_UNHYPHENATED.match(suffix))
+        isbn = _ISBN_SUFFIX.match(suffix)
+        if isbn is not None and "-" in isbn[1]:
+            whole = _mend_isbn(isbn[1])
+            if whole is not None:
+                return name[: slash + 1] + whole + (isbn[2] or "")
+    elif first in "S(j":
+        return name[: slash + 1] + _mend_issn(suffix, _ISSN_UNHYPHENATED.match(suffix))
+    elif first == "s" and name[:slash] in _SPRINGER_PREFIXES:
+        article = _ARTICLE_LOST_HYPHEN.match(suffix)
+        if article is not None and suffix.count("-") == 2:
+            return name[: slash + 1] + "s" + "-".join(article.groups())
+    return name
+
+
+def _mend_issn(suffix: str, issn: re.Match[str] | None) -> str:
+    """*suffix* with the hyphen of the ISSN *issn* matched, when its check digit holds;
+    a SICI's other hyphens too."""
+    if issn is not None and _issn_checks(issn[2]):
+        suffix = f"{issn[1]}{issn[2][:4]}-{issn[2][4:]}{suffix[issn.end() :]}"
+    if "::AID" not in suffix:
+        return suffix
+    return _CHECK_UNHYPHENATED.sub("-", _AID_UNHYPHENATED.sub("-", suffix))
