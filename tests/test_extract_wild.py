@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import doikit
+from doikit._hyphens import mended
 from doikit._syntax import fold
 
 WILD = Path(__file__).parent / "corpus" / "wild.jsonl"
@@ -25,7 +26,7 @@ FIELDS = {"id", "kind", "group", "source", "licence", "text", "dois"}
 
 # The figures BENCHMARKS.md records for this build (held-out: measured once, after the
 # rules were fitted to the tuning part). A change that loses DOIs fails here.
-FLOORS = {"tuning": (0.989, 0.989), "heldout": (0.978, 0.970)}
+FLOORS = {"tuning": (0.995, 0.995), "heldout": (0.980, 0.972)}
 
 
 def _rows() -> list[dict[str, Any]]:
@@ -75,3 +76,14 @@ def test_doikit_keeps_its_recorded_score(part: str) -> None:
     floor_precision, floor_recall = FLOORS[part]
     assert precision >= floor_precision
     assert recall >= floor_recall
+
+
+def test_mending_leaves_every_labeled_doi_as_it_is() -> None:
+    # A hyphen is put back only into a name its identifier shows to have lost one
+    # (_hyphens.mended); every DOI a reader labeled, in all three corpora, is left alone.
+    labels = [name for row in _rows() for name in row["dois"]]
+    for other in ("extract_corpus.jsonl", "extract_written.jsonl"):
+        with (WILD.parent / other).open(encoding="utf-8") as lines:
+            labels += [name for line in lines for name in json.loads(line)["dois"]]
+    assert len(labels) > 5000
+    assert [name for name in labels if mended(name) != name] == []

@@ -229,7 +229,10 @@ _DECIDED_END_IN_URL: Final = (
 # A suffix whose identifier may have lost a hyphen (_hyphens.mended), or that a blank may
 # have cut short (_completed), is never decided by the pattern alone: _quick and the walk
 # see to it.
-_CUT_SHORT_START: Final = r"(?i:j\.issn)\.?+(?![0-9A-Za-z])"
+_CUT_SHORT_START: Final = (
+    r"(?i:j\.issn)\.?+(?![0-9A-Za-z])"
+    r"|(?:97[89]-)?[0-9]+-[0-9]+-[0-9]+-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*(?:\r?\n|\Z))"
+)
 _UNDECIDED_START: Final = rf"(?!{MENDABLE_START}|{_CUT_SHORT_START})"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
@@ -544,13 +547,13 @@ def _decide(
 # - a book chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts draw
 #   the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS paper). A
 #   name that is a whole ISBN (_hyphens.is_book: hyphenated by its ranges, its check digit
-#   holding), then a blank and 1 to 4 digits before a blank, the end or punctuation and a
-#   blank: the digits are the chapter. (No labeled DOI is a bare ISBN followed so in text.)
+#   holding), then a blank and 1 to 4 digits that end the line, or end before punctuation
+#   and a blank: the digits are the chapter. (No labeled DOI is a bare ISBN followed so.)
 # - the Chinese journals' 'j.issn.' names (10.3969/j.issn.1000-0054.2020.01.001) with a
 #   blank after 'issn.' (a PDF's text layer): read on when an ISSN and a year follow;
 #   else 'j.issn' alone names nothing (a template's 'j.issn. 0001-5733. ++++.++.+++').
-_CHAPTER_AFTER: Final = re.compile(r" ([0-9]{1,4})(?=[.,;)\]]?(?:\s|\Z))")
-_CHAPTER_BEGUN: Final = re.compile(r" ?[0-9]{0,4}[.,;)\]]?\Z")
+_CHAPTER_AFTER: Final = re.compile(r" ([0-9]{1,4})(?=[.,;)\]](?:\s|\Z)|[ \t]*(?:\r?\n|\Z))")
+_CHAPTER_BEGUN: Final = re.compile(r" ?[0-9]{0,4}(?:[.,;)\]]|[ \t]*\r?)\Z")
 _ISSN_AFTER: Final = re.compile(r"\.? ?([0-9]{4}-[0-9]{3}[0-9Xx]\.[0-9]{4}\.[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)")
 _ISSN_BEGUN: Final = re.compile(r"\.? ?[0-9Xx.-]*\Z")
 
