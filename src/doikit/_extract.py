@@ -230,8 +230,8 @@ _DECIDED_END_IN_URL: Final = (
 # have cut short (_completed), is never decided by the pattern alone: _quick and the walk
 # see to it.
 _CUT_SHORT_START: Final = (
-    r"(?i:j\.issn)\.?+(?![0-9A-Za-z])"
-    r"|(?:97[89]-)?[0-9]+-[0-9]+-[0-9]+-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*(?:\r?\n|\Z))"
+    r"[jJ]\.[iI][sS][sS][nN]\.?+(?![0-9A-Za-z])"
+    r"|[0-9][0-9]*-[0-9]+-[0-9]+-(?:[0-9]+-)?[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*(?:\r?\n|\Z))"
 )
 _UNDECIDED_START: Final = rf"(?!{MENDABLE_START}|{_CUT_SHORT_START})"
 _CANDIDATE_PATTERN: Final = (

@@ -34,12 +34,18 @@ from typing import Final
 # A suffix start that mended() may change, for the extractor's candidate pattern: names
 # starting so are never decided by the pattern alone (the shapes below, a hyphen short,
 # loosely: a test holds that every name mended() changes starts so).
+_SICI_SHORT: Final = r"[0-9]{3}[0-9X]\([^\s>]*(?:::AID[A-Z]|>[0-9]\.[0-9]\.CO;2[0-9A-Z#](?![0-9A-Za-z]))"
 MENDABLE_START: Final = (
+    # (each alternative starts with a character or a class, which the engine checks before
+    # it tries the alternative: a name that starts otherwise costs almost nothing)
     r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"  # Springer Nature, a hyphen short
-    r"|(?=97[89])(?:[0-9]+-){3}[0-9]+(?![0-9-])|(?:[0-9]+-){2}[0-9]+[Xx]?(?![0-9A-Za-z-])"  # ISBNs
-    r"|(?<=1037/)[0-9]{8}(?:[0-9]{2})?(?![0-9])"  # APA
-    r"|(?:\(SICI\)|S)?[0-9]{7}[0-9X]\(|j\.[0-9]{7}[0-9X]\.|[0-9]{7}[0-9X]/"  # ISSNs
-    r"|(?:\(SICI\))?[0-9]{4}-[0-9]{3}[0-9X]\([^\s>]*(?:::AID[A-Z]|>[0-9]\.[0-9]\.CO;2[0-9A-Z#](?![0-9A-Za-z]))"
+    r"|97[89][0-9]*-[0-9]+-[0-9]+-[0-9]+(?![0-9-])"  # an ISBN-13 a hyphen short
+    r"|[0-9](?:[0-9]*-[0-9]+-[0-9]+[Xx]?(?![0-9A-Za-z-])"  # an ISBN-10 a hyphen short
+    r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
+    r"|[0-9]{6}[0-9X][(/]"  # an ISSN, no hyphen, before a date or a volume
+    rf"|[0-9]{{3}}-{_SICI_SHORT})"  # a SICI, a hyphen short after its ISSN
+    r"|S[0-9]{7}[0-9X]\(|j\.[0-9]{7}[0-9X]\."  # an ISSN, no hyphen, in a PII, in Blackwell's
+    rf"|\(SICI\)(?:[0-9]{{7}}[0-9X]\(|[0-9]{{4}}-{_SICI_SHORT})"  # Wiley's SICIs
 )
 
 # --- ISBN -------------------------------------------------------------------------------------
