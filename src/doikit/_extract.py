@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from doikit._doi import _SPEEDUPS, DOI, valid_doi
 from doikit._errors import InvalidDOI
-from doikit._hyphens import MENDABLE_START, is_book, mended
+from doikit._hyphens import MENDABLE_SUFFIX, is_springer_book, mended
 from doikit._present import quick_unescape
 from doikit._syntax import (
     DOI_ORG_HOSTS_PATTERN,
@@ -212,9 +212,15 @@ _PREPRINT_NAMES: Final = (
     r"(?:(?:1101|64898)/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}"
     r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5})"
 )
-# A preprint server's name with a version or file after it (_PREPRINT) is left to _quick
-# and the walk, which cut it.
-_NO_PREPRINT: Final = rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z]))"
+# 'j.issn.' cut short by a blank (_completed), a suffix's start.
+_CUT_SHORT: Final = r"[jJ]\.[iI][sS][sS][nN]\.?+(?![0-9A-Za-z])"
+# What the pattern leaves to _quick and the walk, in one look-ahead after the '10.': a
+# preprint server's name with a version or file after it (_PREPRINT: they cut it); a name
+# a PDF's text layer may have broken (_hyphens.MENDABLE_SUFFIX: they mend it) or cut short at a
+# blank (_CUT_SHORT: _completed reads on).
+_DECIDABLE: Final = (
+    rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z])|[0-9][0-9.]*+/(?:{MENDABLE_SUFFIX}|{_CUT_SHORT}))"
+)
 # What may follow a DOI the pattern decides, in one look-ahead whose first branches take
 # the common cases at once: a quote, closer or ender; blanks before more text; or a line
 # break, when the line does not end in a character after which a broken DOI may go on
@@ -226,27 +232,17 @@ _DECIDED_END: Final = r"(?=[\")\]}>|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ 
 _DECIDED_END_IN_URL: Final = (
     r"(?=[\")\]}>?#'|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ \t]*+[^.\s]|(?<=,))"
 )
-# A suffix whose identifier may have lost a hyphen (_hyphens.mended), or that a blank may
-# have cut short (_completed), is never decided by the pattern alone: _quick and the walk
-# see to it.
-_CUT_SHORT_START: Final = (
-    r"[jJ]\.[iI][sS][sS][nN]\.?+(?![0-9A-Za-z])"
-    r"|[0-9][0-9]*-[0-9]+-[0-9]+-(?:[0-9]+-)?[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*(?:\r?\n|\Z))"
-)
-_UNDECIDED_START: Final = rf"(?!{MENDABLE_START}|{_CUT_SHORT_START})"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # in text (no group: the commonest match, told apart by match.lastindex being None)
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[^:/][Dd][Oo][Ii]:10\.))"
-    rf"{_NO_PREPRINT}{_REGISTRANT}/{_UNDECIDED_START}{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST)}"
-    rf"{_TRAIL}"
+    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST)}{_TRAIL}"
     rf"{_DECIDED_END}"
     # 1: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"{_NO_PREPRINT}{_REGISTRANT}/{_UNDECIDED_START}{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST)}"
-    rf"{_TRAIL}"
+    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST)}{_TRAIL}"
     rf"{_DECIDED_END_IN_URL}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
@@ -544,11 +540,13 @@ def _decide(
 
 
 # Names a text cuts short at a blank, read on past it (_completed):
-# - a book chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts draw
-#   the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS paper). A
-#   name that is a whole ISBN (_hyphens.is_book: hyphenated by its ranges, its check digit
-#   holding), then a blank and 1 to 4 digits that end the line, or end before punctuation
-#   and a blank: the digits are the chapter. (No labeled DOI is a bare ISBN followed so.)
+# - a Springer chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts
+#   draw the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS
+#   paper). A Springer book's name (_hyphens.is_springer_book: an ISBN hyphenated by its
+#   ranges, its check digit holding), then a blank and 1 to 4 digits that end the line, or
+#   end before punctuation and a blank: the digits are the chapter. (No labeled DOI is a
+#   bare ISBN followed so.) The candidate pattern leaves such names undecided
+#   (_hyphens.MENDABLE_SUFFIX).
 # - the Chinese journals' 'j.issn.' names (10.3969/j.issn.1000-0054.2020.01.001) with a
 #   blank after 'issn.' (a PDF's text layer): read on when an ISSN and a year follow;
 #   else 'j.issn' alone names nothing (a template's 'j.issn. 0001-5733. ++++.++.+++').
@@ -572,7 +570,7 @@ def _completed(text: str, found: Found, resume: list[int] | None) -> tuple[Found
             return None, False
         doi = valid_doi(f"{name}.{rest[1]}")
         return found._replace(doi=doi, end=rest.end(), text=text[found.start : rest.end()]), False
-    if not (text[end : end + 1] == " " and text[end - 1 : end].isdigit() and is_book(name)):
+    if text[end : end + 1] != " " or not is_springer_book(name):
         return found, False
     if resume is not None and _CHAPTER_BEGUN.match(text, end):
         resume.append(found.start)

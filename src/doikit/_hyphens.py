@@ -17,8 +17,6 @@ as written. None of the 4,879 labeled DOIs of the wild corpus is changed by :fun
 '10.1002/(SICI)1096-987X(199803)19:4<377::AID-JCC1>3.0.CO;2-P'
 >>> mended("10.1016/S0049237X(09)70189-2"), mended("10.1007/s00249011-0700-9")
 ('10.1016/S0049-237X(09)70189-2', '10.1007/s00249-011-0700-9')
->>> mended("10.1111/j.19390025.1981.tb01388.x"), mended("10.1088/0004637X/811/1/56")
-('10.1111/j.1939-0025.1981.tb01388.x', '10.1088/0004-637X/811/1/56')
 >>> mended("10.1037/10762000")
 '10.1037/10762-000'
 >>> mended("10.1007/978-3540-85064-8_8")  # the check digit fails: left as written
@@ -31,22 +29,33 @@ import functools
 import re
 from typing import Final
 
-# A suffix start that mended() may change, for the extractor's candidate pattern: names
-# starting so are never decided by the pattern alone (the shapes below, a hyphen short,
-# loosely: a test holds that every name mended() changes starts so).
-_SICI_SHORT: Final = r"[0-9]{3}[0-9X]\([^\s>]*(?:::AID[A-Z]|>[0-9]\.[0-9]\.CO;2[0-9A-Z#](?![0-9A-Za-z]))"
-MENDABLE_START: Final = (
-    # (each alternative starts with a character or a class, which the engine checks before
-    # it tries the alternative: a name that starts otherwise costs almost nothing)
-    r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"  # Springer Nature, a hyphen short
-    r"|97[89][0-9]*-[0-9]+-[0-9]+-[0-9]+(?![0-9-])"  # an ISBN-13 a hyphen short
-    r"|[0-9](?:[0-9]*-[0-9]+-[0-9]+[Xx]?(?![0-9A-Za-z-])"  # an ISBN-10 a hyphen short
-    r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
-    r"|[0-9]{6}[0-9X][(/]"  # an ISSN, no hyphen, before a date or a volume
-    rf"|[0-9]{{3}}-{_SICI_SHORT})"  # a SICI, a hyphen short after its ISSN
-    r"|S[0-9]{7}[0-9X]\(|j\.[0-9]{7}[0-9X]\."  # an ISSN, no hyphen, in a PII, in Blackwell's
-    rf"|\(SICI\)(?:[0-9]{{7}}[0-9X]\(|[0-9]{{4}}-{_SICI_SHORT})"  # Wiley's SICIs
+# A SICI a hyphen short after its ISSN's first 4 digits: 'AID' then a letter, or 'CO;2'
+# then the check character (possessive runs: no backtracking).
+_SICI_SHORT: Final = (
+    r"[0-9]{3}[0-9X]\([^<\s]*+<[0-9]++::AID"
+    r"(?:[A-Z]|[^>\s]*+>[0-9]\.[0-9]\.CO;2[0-9A-Z#](?![-0-9A-Za-z]))"
 )
+# The names mended() may change, after their '10.' (the suffix's shapes alone: the
+# extractor's candidate pattern adds its own to them), for the extractor's pattern:
+# names so written are never decided by the pattern alone (the shapes below, a hyphen
+# short, loosely: a test holds that every name mended() changes is so written), nor a
+# Springer book's name followed by a blank and a chapter (_extract._completed). The pattern
+# tries it inside a look-ahead it makes anyway; every alternative tried costs the scan (a
+# first, broader version took a quarter of its speed), so there is one, and each branch of
+# it starts with a character the engine checks before it tries the branch.
+MENDABLE_SUFFIX: Final = (
+    r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"  # Springer Nature, a hyphen short
+    r"|97[89][0-9]*+-[0-9]++-[0-9]++-[0-9]++(?![0-9-])"  # an ISBN-13 a hyphen short
+    r"|S[0-9]{7}[0-9X]\("  # a PII's ISSN without its hyphen
+    rf"|\(SICI\)(?:[0-9]{{7}}[0-9X]\(|[0-9]{{4}}-{_SICI_SHORT})"  # Wiley's SICIs
+    r"|[0-9](?<=(?:1002|1007|1037)/[0-9])(?:"
+    r"(?<=1007/[0-9])[0-9]*+(?:-[0-9]++-[0-9]++[Xx]?(?![0-9A-Za-z-])"  # a Springer ISBN-10, short
+    r"|(?:-[0-9]++){2,3}-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*+(?:\r?\n|\Z)))"  # a chapter
+    r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
+    rf"|(?<=1002/[0-9])[0-9]{{3}}(?:[0-9]{{3}}[0-9X]\(|-{_SICI_SHORT})"  # Wiley's other SICIs
+    r")"
+)
+MENDABLE: Final = rf"[0-9][0-9.]*+/(?:{MENDABLE_SUFFIX})"
 
 # --- ISBN -------------------------------------------------------------------------------------
 # The ranges of the International ISBN Agency (RangeMessage.xml, "ISBN Ranges", as of 2014;
@@ -159,16 +168,11 @@ def _mend_isbn(isbn: str) -> str | None:
 
 
 # --- ISSN (in a SICI, an Elsevier PII) ----------------------------------------------------
-# An ISSN written without its hyphen where a name holds it hyphenated: at the suffix's
-# start, behind '(SICI)', 'S' (a PII) or nothing, before the '(' of a date (a SICI, a PII:
-# 10.1016/0009-2614(84)85645-6); between Blackwell's 'j.' and the year
-# (10.1111/j.1939-0025.1981.tb01388.x); before the volume's '/' under the prefixes whose
-# names are so built (IOP 10.1088/0004-637X/…, EDP 10.1051/0004-6361/…, EPL 10.1209/…).
-_ISSN_UNHYPHENATED: Final = re.compile(
-    r"(\(SICI\)|S|j\.|)([0-9]{7}[0-9X])(?=\(|(?<=j\.[0-9]{7}[0-9X])\.[12][0-9]{3}\.)", re.ASCII
-)
-_ISSN_SLASH_UNHYPHENATED: Final = re.compile(r"()([0-9]{7}[0-9X])(?=/)", re.ASCII)
-_ISSN_SLASH_PREFIXES: Final = frozenset({"10.1088", "10.1051", "10.1209"})
+# An ISSN written without its hyphen where a name holds it hyphenated, before the '(' of a
+# date: behind 'S' in an Elsevier PII (10.1016/S0049-237X(09)70189-2), behind '(SICI)' or
+# at the start of a Wiley SICI (10.1002/1521-3951(200103)224:1<271::AID-PSSB271>3.0.CO;2-#).
+_ISSN_UNHYPHENATED: Final = re.compile(r"(\(SICI\)|S|)([0-9]{7}[0-9X])(?=\()", re.ASCII)
+_WILEY: Final = "10.1002"
 # A SICI: its ISSN and the '(' of its date ('(SICI)' in Wiley's names).
 _SICI_START: Final = re.compile(r"(?:\(SICI\))?[0-9]{4}-[0-9]{3}[0-9X]\(", re.ASCII)
 # A SICI's contribution segment ('<377::AID-JCC1>'): 'AID' takes a hyphen.
@@ -182,26 +186,6 @@ def _issn_checks(issn: str) -> bool:
     return (-total % 11) == (10 if issn[7] == "X" else int(issn[7]))
 
 
-# --- Springer Nature's article ids ----------------------------------------------------------
-# 's', the journal (5 digits), the year's code (3), the article (4 or 5), a check character:
-# s00249-011-0700-9, s41467-019-13973-7. With one hyphen lost, which one is plain from
-# the lengths of the other elements.
-_SPRINGER_PREFIXES: Final = frozenset({"10.1007", "10.1038", "10.1186", "10.1140"})
-_ARTICLE_LOST_HYPHEN: Final = re.compile(
-    r"s([0-9]{5})-?([0-9]{3})-?([0-9]{4,5})-?([0-9A-Za-z])\Z", re.ASCII
-)
-
-
-def is_book(name: str) -> bool:
-    """Whether *name*'s suffix is an ISBN, hyphenated as its ranges say, with nothing after.
-
-    >>> is_book("10.1007/978-3-319-21668-3"), is_book("10.1007/978-3-319-21668-3_9")
-    (True, False)
-    """
-    isbn = name[name.find("/") + 1 :]
-    return "-" in isbn and _hyphenated(isbn.replace("-", "")) == isbn
-
-
 # --- The American Psychological Association's books -----------------------------------------
 # 10.1037/10762-000, 10.1037/0000165-000: the book (5 or 7 digits) and a chapter (3 digits,
 # 000 for the whole book). APA's other names start with a letter or an ISSN
@@ -210,35 +194,56 @@ _APA: Final = "10.1037"
 _APA_BOOK_LOST_HYPHEN: Final = re.compile(r"(?:[0-9]{5}|0000[0-9]{3})[0-9]{3}\Z", re.ASCII)
 
 
+# --- Springer Nature's article ids ----------------------------------------------------------
+# 's', the journal (5 digits), the year's code (3), the article (4 or 5), a check character:
+# s00249-011-0700-9, s41467-019-13973-7. With one hyphen lost, which one is plain from
+# the lengths of the other elements.
+_SPRINGER: Final = "10.1007"
+_SPRINGER_PREFIXES: Final = frozenset({_SPRINGER, "10.1038", "10.1186", "10.1140"})
+_ARTICLE_LOST_HYPHEN: Final = re.compile(
+    r"s([0-9]{5})-?([0-9]{3})-?([0-9]{4,5})-?([0-9A-Za-z])\Z", re.ASCII
+)
+
+
+def is_springer_book(name: str) -> bool:
+    """Whether *name* is a Springer book's: 10.1007/ and an ISBN, hyphenated as its ranges
+    say, with nothing after (a chapter's '_' may have been lost: _extract._completed).
+
+    >>> is_springer_book("10.1007/978-3-319-21668-3")
+    True
+    >>> is_springer_book("10.1007/978-3-319-21668-3_9"), is_springer_book("10.1628/978-3-16-157012-4")
+    (False, False)
+    """
+    prefix, _, isbn = name.partition("/")
+    return prefix == _SPRINGER and "-" in isbn and _hyphenated(isbn.replace("-", "")) == isbn
+
+
 def mended(name: str) -> str:
     """*name* with the hyphen its identifier lost put back (see the module), else *name*."""
     slash = name.find("/")
-    suffix = name[slash + 1 :]
+    prefix, suffix = name[:slash], name[slash + 1 :]
     first = suffix[:1]
-    if first.isdigit():
-        if name[:slash] == _APA and _APA_BOOK_LOST_HYPHEN.match(suffix):
-            return f"{name[: slash + 1]}{suffix[:-3]}-{suffix[-3:]}"
-        if "(" in suffix:
-            return name[: slash + 1] + _mend_issn(suffix, _ISSN_UNHYPHENATED.match(suffix))
-        if name[:slash] in _ISSN_SLASH_PREFIXES:
-            return name[: slash + 1] + _mend_issn(suffix, _ISSN_SLASH_UNHYPHENATED.match(suffix))
-        isbn = _ISBN_SUFFIX.match(suffix)
-        if isbn is not None and "-" in isbn[1]:
-            whole = _mend_isbn(isbn[1])
-            if whole is not None:
-                return name[: slash + 1] + whole + (isbn[2] or "")
-    elif first in "S(j":
-        return name[: slash + 1] + _mend_issn(suffix, _ISSN_UNHYPHENATED.match(suffix))
-    elif first == "s" and name[:slash] in _SPRINGER_PREFIXES:
+    if first == "(" or first == "S" or (first.isdigit() and prefix == _WILEY):
+        return f"{prefix}/{_mend_issn(suffix)}"
+    if first == "s":
         article = _ARTICLE_LOST_HYPHEN.match(suffix)
-        if article is not None and suffix.count("-") == 2:
-            return name[: slash + 1] + "s" + "-".join(article.groups())
+        if article is not None and prefix in _SPRINGER_PREFIXES and suffix.count("-") == 2:
+            return f"{prefix}/s{'-'.join(article.groups())}"
+    elif prefix == _APA:
+        if _APA_BOOK_LOST_HYPHEN.match(suffix):
+            return f"{prefix}/{suffix[:-3]}-{suffix[-3:]}"
+    elif suffix.startswith(("978", "979")) or (first.isdigit() and prefix == _SPRINGER):
+        isbn = _ISBN_SUFFIX.match(suffix)
+        whole = _mend_isbn(isbn[1]) if isbn is not None and "-" in isbn[1] else None
+        if whole is not None:
+            return f"{prefix}/{whole}{isbn[2] or ''}"  # type: ignore[index]
     return name
 
 
-def _mend_issn(suffix: str, issn: re.Match[str] | None) -> str:
-    """*suffix* with the hyphen of the ISSN *issn* matched, when its check digit holds;
-    a SICI's other hyphens too."""
+def _mend_issn(suffix: str) -> str:
+    """A SICI's or a PII's *suffix* with the hyphens it lacks (its ISSN's when the check
+    digit holds; a SICI's 'AID-' and check character's)."""
+    issn = _ISSN_UNHYPHENATED.match(suffix)
     if issn is not None and _issn_checks(issn[2]):
         suffix = f"{issn[1]}{issn[2][:4]}-{issn[2][4:]}{suffix[issn.end() :]}"
     if "::AID" not in suffix or not _SICI_START.match(suffix):
