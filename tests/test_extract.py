@@ -551,7 +551,6 @@ def test_stepwise_growth_agrees_with_the_whole_run(text: str, in_url: bool) -> N
         "doi:10.1000/abc\\(def more 10.1000/\\[.svg",
         # session 18: a chapter after a blank, a 'j.issn.' name cut by a blank, mended names
         "doi:\n10.1007/978-3-319-21668-3 9. and 10.1007/978-3-319-21668-3 12 pages",
-        "DOI: 10.3969/j.issn. 1000-0054.2020.01.001. DOI: 10.3969/j.issn. 0001-5733. ++",
         "doi:10.1007/978-3540-85064-9_8, doi:10.1002/(SICI)1096987X(199803)19:4<377::AIDJCC1>3.0.CO;2-P",
     ],
 )

@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from doikit._doi import _SPEEDUPS, DOI, valid_doi
 from doikit._errors import InvalidDOI
-from doikit._hyphens import MENDABLE_SUFFIX, is_springer_book, mended
+from doikit._hyphens import MENDABLE_FIRST, MENDABLE_PREFIXED, MENDABLE_SUFFIX, is_springer_book, mended
 from doikit._present import quick_unescape
 from doikit._syntax import (
     DOI_ORG_HOSTS_PATTERN,
@@ -138,12 +138,14 @@ _PLACEHOLDER_STARTS: Final = frozenset(_PLACEHOLDER_FIRST + "{")
 _IS_PLACEHOLDER: Final = re.compile(_PLACEHOLDER).match
 
 
-def _suffix(plain: str, first: str, guarded: str = "") -> str:
+def _suffix(plain: str, first: str, guarded: str = "", *, gate: str = "") -> str:
     """A suffix of *plain* characters and the special ones, starting with a *first* one or
     an opened bracket, unrolled (runs of plain characters between the special ones),
     which keeps the match near the speed of a plain character class. With *guarded*
     characters (not in *first*), a suffix may start with one of them too, or with an
-    opened bracket, when it is no _PLACEHOLDER."""
+    opened bracket, when it is no _PLACEHOLDER. With a *gate*, a suffix that starts with
+    one of _GATED or a bracket must not start as *gate* does (the others skip the check:
+    a look-ahead costs a call of the engine, and this one is at every candidate)."""
     # The engine skips an alternative whose first item is a character (class) the text
     # does not have at no cost, but sets up every repeat and look-around it meets (about a
     # tenth of a match each). So the repeats sit behind such alternatives: the tail is tried
@@ -162,7 +164,7 @@ def _suffix(plain: str, first: str, guarded: str = "") -> str:
     )
     if guarded:
         opened = rf"(?!{_PLACEHOLDER})(?:{_class(guarded)}|{opened})"
-    return rf"(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}"
+    return rf"(?!{gate})(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}" if gate else rf"(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}"
 
 
 _TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT))
@@ -173,14 +175,22 @@ _URL_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE
 _TRAIL_CHARS: Final = ".,;:!?'*/"
 # A decided suffix does not start with trailing punctuation.
 # (the first characters of a placeholder are guarded: _suffix)
+# The first characters of the suffixes _hyphens.MENDABLE_SUFFIX may hold back ('(' is a
+# bracket's): left out of the first characters below, and checked by it.
+_GATED_FIRST: Final = MENDABLE_FIRST.replace("(", "")
+_GATED: Final = _class(_GATED_FIRST)
 _TEXT_FIRST: Final = _class(
     "".join(
-        c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT + _TRAIL_CHARS + _PLACEHOLDER_FIRST
+        c
+        for c in _ASCII_GRAPHIC
+        if c not in _DECIDE_IN_TEXT + _TRAIL_CHARS + _PLACEHOLDER_FIRST
     )
 )
 _URL_FIRST: Final = _class(
     "".join(
-        c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL + _TRAIL_CHARS + _PLACEHOLDER_FIRST
+        c
+        for c in _ASCII_GRAPHIC
+        if c not in _DECIDE_IN_URL + _TRAIL_CHARS + _PLACEHOLDER_FIRST
     )
 )
 # Code points that are never part of a DOI name and end every run at once (controls, the
@@ -212,15 +222,13 @@ _PREPRINT_NAMES: Final = (
     r"(?:(?:1101|64898)/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}"
     r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5})"
 )
-# 'j.issn.' cut short by a blank (_completed), a suffix's start.
-_CUT_SHORT: Final = r"[jJ]\.[iI][sS][sS][nN]\.?+(?![0-9A-Za-z])"
-# What the pattern leaves to _quick and the walk, in one look-ahead after the '10.': a
-# preprint server's name with a version or file after it (_PREPRINT: they cut it); a name
-# a PDF's text layer may have broken (_hyphens.MENDABLE_SUFFIX: they mend it) or cut short at a
-# blank (_CUT_SHORT: _completed reads on).
-_DECIDABLE: Final = (
-    rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z])|[0-9][0-9.]*+/(?:{MENDABLE_SUFFIX}|{_CUT_SHORT}))"
-)
+# What the pattern leaves to _quick and the walk, in the look-ahead it makes after the
+# '10.': a preprint server's name with a version or file after it (_PREPRINT: they cut
+# it), a name a PDF's text layer may have broken (_hyphens.MENDABLE_PREFIXED: they mend
+# it). And at the suffix's start, for a suffix starting with one of _GATED_FIRST:
+# _hyphens.MENDABLE_SUFFIX.
+_DECIDABLE: Final = rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z]))"
+_MENDABLE: Final = rf"{MENDABLE_SUFFIX}|{MENDABLE_PREFIXED}"
 # What may follow a DOI the pattern decides, in one look-ahead whose first branches take
 # the common cases at once: a quote, closer or ender; blanks before more text; or a line
 # break, when the line does not end in a character after which a broken DOI may go on
@@ -237,12 +245,12 @@ _CANDIDATE_PATTERN: Final = (
     # in text (no group: the commonest match, told apart by match.lastindex being None)
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[^:/][Dd][Oo][Ii]:10\.))"
-    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST)}{_TRAIL}"
+    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST, gate=_MENDABLE)}{_TRAIL}"
     rf"{_DECIDED_END}"
     # 1: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST)}{_TRAIL}"
+    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST, gate=_MENDABLE)}{_TRAIL}"
     rf"{_DECIDED_END_IN_URL}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
@@ -522,64 +530,47 @@ def _decide(
     elif kind == _SHAPED:
         quick = _quick(text, match, resume)
         if quick is not None:
-            quick, wait = _completed(text, quick, resume)
-            if wait:
-                return None, -1, _STOP
+            quick = _completed(text, quick, resume)
             if quick is None:
-                return None, match.end(), _RESTART
+                return None, -1, _STOP
             return _moved(quick, base), quick.end, _GO_ON
     found, position = _walk(text, match, resume)
     if found is None:
         return None, position, _STOP if position < 0 else _RESTART
-    found, wait = _completed(text, found, resume)
-    if wait:
-        return None, -1, _STOP
+    found = _completed(text, found, resume)
     if found is None:
-        return None, position, _RESTART
+        return None, -1, _STOP
     return _moved(found, base), max(position, found.end), _RESTART
 
 
-# Names a text cuts short at a blank, read on past it (_completed):
-# - a Springer chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts
-#   draw the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS
-#   paper). A Springer book's name (_hyphens.is_springer_book: an ISBN hyphenated by its
-#   ranges, its check digit holding), then a blank and 1 to 4 digits that end the line, or
-#   end before punctuation and a blank: the digits are the chapter. (No labeled DOI is a
-#   bare ISBN followed so.) The candidate pattern leaves such names undecided
-#   (_hyphens.MENDABLE_SUFFIX).
-# - the Chinese journals' 'j.issn.' names (10.3969/j.issn.1000-0054.2020.01.001) with a
-#   blank after 'issn.' (a PDF's text layer): read on when an ISSN and a year follow;
-#   else 'j.issn' alone names nothing (a template's 'j.issn. 0001-5733. ++++.++.+++').
+# A Springer chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts
+# draw the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS
+# paper). A Springer book's name (_hyphens.is_springer_book: an ISBN hyphenated by its
+# ranges, its check digit holding), then a blank and 1 to 4 digits that end the line, or
+# end before punctuation and a blank: the digits are the chapter (_completed). No labeled
+# DOI is a bare ISBN followed so. The candidate pattern leaves such names undecided
+# (_hyphens.MENDABLE_PREFIXED).
 _CHAPTER_AFTER: Final = re.compile(r" ([0-9]{1,4})(?=[.,;)\]](?:\s|\Z)|[ \t]*(?:\r?\n|\Z))")
 _CHAPTER_BEGUN: Final = re.compile(r" ?[0-9]{0,4}(?:[.,;)\]]|[ \t]*\r?)\Z")
-_ISSN_AFTER: Final = re.compile(r"\.? ?([0-9]{4}-[0-9]{3}[0-9Xx]\.[0-9]{4}\.[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)")
-_ISSN_BEGUN: Final = re.compile(r"\.? ?[0-9Xx.-]*\Z")
 
 
-def _completed(text: str, found: Found, resume: list[int] | None) -> tuple[Found | None, bool]:
-    """*found* read on past a blank that cut it short (see above), or None when it names
-    nothing; True second when a stream's chunk ends where it may go on (*resume* is set)."""
+def _completed(text: str, found: Found, resume: list[int] | None) -> Found | None:
+    """*found*, with its chapter when a blank cut it off (_CHAPTER_AFTER); None when a
+    stream's chunk ends where the chapter may be (*resume* is then set)."""
     end = found.end
+    if text[end : end + 1] != " ":
+        return found
     name = str(found.doi)
-    if name[-5:].lower() == ".issn":
-        rest = _ISSN_AFTER.match(text, end)
-        if rest is None or (resume is not None and rest.end() >= len(text) - 1):
-            if resume is not None and _ISSN_BEGUN.match(text, end):
-                resume.append(found.start)
-                return None, True
-            return None, False
-        doi = valid_doi(f"{name}.{rest[1]}")
-        return found._replace(doi=doi, end=rest.end(), text=text[found.start : rest.end()]), False
-    if text[end : end + 1] != " " or not is_springer_book(name):
-        return found, False
+    if not is_springer_book(name):
+        return found
     if resume is not None and _CHAPTER_BEGUN.match(text, end):
         resume.append(found.start)
-        return None, True
+        return None
     chapter = _CHAPTER_AFTER.match(text, end)
     if chapter is None:
-        return found, False
+        return found
     doi = valid_doi(f"{name}_{chapter[1]}")
-    return found._replace(doi=doi, end=chapter.end(), text=text[found.start : chapter.end()]), False
+    return found._replace(doi=doi, end=chapter.end(), text=text[found.start : chapter.end()])
 
 
 if _SPEEDUPS is None:

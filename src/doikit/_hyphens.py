@@ -31,31 +31,41 @@ from typing import Final
 
 # A SICI a hyphen short after its ISSN's first 4 digits: 'AID' then a letter, or 'CO;2'
 # then the check character (possessive runs: no backtracking).
+# A Springer Nature article id a hyphen short.
+_SPRINGER_ARTICLE: Final = r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"
 _SICI_SHORT: Final = (
     r"[0-9]{3}[0-9X]\([^<\s]*+<[0-9]++::AID"
     r"(?:[A-Z]|[^>\s]*+>[0-9]\.[0-9]\.CO;2[0-9A-Z#](?![-0-9A-Za-z]))"
 )
-# The names mended() may change, after their '10.' (the suffix's shapes alone: the
-# extractor's candidate pattern adds its own to them), for the extractor's pattern:
-# names so written are never decided by the pattern alone (the shapes below, a hyphen
-# short, loosely: a test holds that every name mended() changes is so written), nor a
-# Springer book's name followed by a blank and a chapter (_extract._completed). The pattern
-# tries it inside a look-ahead it makes anyway; every alternative tried costs the scan (a
-# first, broader version took a quarter of its speed), so there is one, and each branch of
-# it starts with a character the engine checks before it tries the branch.
-MENDABLE_SUFFIX: Final = (
-    r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"  # Springer Nature, a hyphen short
-    r"|97[89][0-9]*+-[0-9]++-[0-9]++-[0-9]++(?![0-9-])"  # an ISBN-13 a hyphen short
-    r"|S[0-9]{7}[0-9X]\("  # a PII's ISSN without its hyphen
-    rf"|\(SICI\)(?:[0-9]{{7}}[0-9X]\(|[0-9]{{4}}-{_SICI_SHORT})"  # Wiley's SICIs
-    r"|[0-9](?<=(?:1002|1007|1037)/[0-9])(?:"
+# The names mended() may change, for the extractor's candidate pattern: it decides none of
+# them alone (nor a Springer book's name followed by a blank and a chapter, which
+# _extract._completed reads), and leaves them to _quick and the walk. A test holds that
+# every name mended() changes is one of them. Every branch the pattern tries costs the
+# scan (a first, plain list of these shapes took a quarter of its speed), so they come in
+# two parts, each tried where the pattern looks anyway:
+# - MENDABLE_PREFIXED: the shapes of one registrant's names, after '10.', as a trie of
+#   the registrant codes (most candidates leave it at their second or third digit), inside
+#   the look-ahead the pattern makes at every candidate;
+# - MENDABLE_SUFFIX: the shapes any registrant's names may have, at the suffix's start,
+#   which the pattern checks only for a suffix starting with one of MENDABLE_FIRST.
+MENDABLE_PREFIXED: Final = (
+    # (the registrant's last digit first: a look-behind of one class is the cheapest)
+    r"[0-9](?<=[27]/[0-9])(?<=(?:1002|1007|1037)/[0-9])(?:"
     r"(?<=1007/[0-9])[0-9]*+(?:-[0-9]++-[0-9]++[Xx]?(?![0-9A-Za-z-])"  # a Springer ISBN-10, short
     r"|(?:-[0-9]++){2,3}-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*+(?:\r?\n|\Z)))"  # a chapter
-    r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
     rf"|(?<=1002/[0-9])[0-9]{{3}}(?:[0-9]{{3}}[0-9X]\(|-{_SICI_SHORT})"  # Wiley's other SICIs
+    r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
     r")"
+    rf"|s(?<=[0678]/s)(?<=(?:1007|1038|1140|1186)/s){_SPRINGER_ARTICLE[1:]}"  # Springer Nature
 )
-MENDABLE: Final = rf"[0-9][0-9.]*+/(?:{MENDABLE_SUFFIX})"
+MENDABLE_FIRST: Final = "9S("
+MENDABLE_SUFFIX: Final = (
+    r"97[89][0-9]*+-[0-9]++-[0-9]++-[0-9]++(?![0-9-])"  # an ISBN-13 a hyphen short
+    r"|S[0-9]{7}[0-9X]\("  # a PII's ISSN without its hyphen
+    rf"|\(SICI\)(?:[0-9]{{7}}[0-9X]\(|[0-9]{{4}}-{_SICI_SHORT})"  # Wiley's SICIs
+)
+# Both, after a name's '10.' (for tests).
+MENDABLE: Final = rf"[0-9][0-9.]*+/(?:{MENDABLE_PREFIXED}|{MENDABLE_SUFFIX})"
 
 # --- ISBN -------------------------------------------------------------------------------------
 # The ranges of the International ISBN Agency (RangeMessage.xml, "ISBN Ranges", as of 2014;
@@ -218,11 +228,16 @@ def is_springer_book(name: str) -> bool:
     return prefix == _SPRINGER and "-" in isbn and _hyphenated(isbn.replace("-", "")) == isbn
 
 
+_MENDED_FIRST: Final = "(Ss0123456789"
+
+
 def mended(name: str) -> str:
     """*name* with the hyphen its identifier lost put back (see the module), else *name*."""
     slash = name.find("/")
+    first = name[slash + 1 : slash + 2]
+    if first not in _MENDED_FIRST:
+        return name  # (most names: a letter first)
     prefix, suffix = name[:slash], name[slash + 1 :]
-    first = suffix[:1]
     if first == "(" or first == "S" or (first.isdigit() and prefix == _WILEY):
         return f"{prefix}/{_mend_issn(suffix)}"
     if first == "s":
