@@ -29,7 +29,7 @@ from urllib.parse import unquote
 
 from doikit._doi import _SPEEDUPS, DOI, valid_doi
 from doikit._errors import InvalidDOI
-from doikit._hyphens import MENDABLE_FIRST, MENDABLE_PREFIXED, MENDABLE_SUFFIX, is_springer_book, mended
+from doikit._hyphens import MENDABLE_PREFIXED, MENDABLE_SUFFIX, is_springer_book, mended
 from doikit._present import quick_unescape
 from doikit._syntax import (
     DOI_ORG_HOSTS_PATTERN,
@@ -143,9 +143,8 @@ def _suffix(plain: str, first: str, guarded: str = "", *, gate: str = "") -> str
     an opened bracket, unrolled (runs of plain characters between the special ones),
     which keeps the match near the speed of a plain character class. With *guarded*
     characters (not in *first*), a suffix may start with one of them too, or with an
-    opened bracket, when it is no _PLACEHOLDER. With a *gate*, a suffix that starts with
-    one of _GATED or a bracket must not start as *gate* does (the others skip the check:
-    a look-ahead costs a call of the engine, and this one is at every candidate)."""
+    opened bracket, when it is no _PLACEHOLDER. With a *gate*, no suffix that starts as
+    *gate* does."""
     # The engine skips an alternative whose first item is a character (class) the text
     # does not have at no cost, but sets up every repeat and look-around it meets (about a
     # tenth of a match each). So the repeats sit behind such alternatives: the tail is tried
@@ -164,7 +163,8 @@ def _suffix(plain: str, first: str, guarded: str = "", *, gate: str = "") -> str
     )
     if guarded:
         opened = rf"(?!{_PLACEHOLDER})(?:{_class(guarded)}|{opened})"
-    return rf"(?!{gate})(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}" if gate else rf"(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}"
+    held = rf"(?!{gate})" if gate else ""
+    return rf"{held}(?:{first}{plain}*+|(?:{opened}){plain}*+){tail}"
 
 
 _TEXT_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT))
@@ -175,22 +175,14 @@ _URL_PLAIN: Final = _class("".join(c for c in _ASCII_GRAPHIC if c not in _DECIDE
 _TRAIL_CHARS: Final = ".,;:!?'*/"
 # A decided suffix does not start with trailing punctuation.
 # (the first characters of a placeholder are guarded: _suffix)
-# The first characters of the suffixes _hyphens.MENDABLE_SUFFIX may hold back ('(' is a
-# bracket's): left out of the first characters below, and checked by it.
-_GATED_FIRST: Final = MENDABLE_FIRST.replace("(", "")
-_GATED: Final = _class(_GATED_FIRST)
 _TEXT_FIRST: Final = _class(
     "".join(
-        c
-        for c in _ASCII_GRAPHIC
-        if c not in _DECIDE_IN_TEXT + _TRAIL_CHARS + _PLACEHOLDER_FIRST
+        c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_TEXT + _TRAIL_CHARS + _PLACEHOLDER_FIRST
     )
 )
 _URL_FIRST: Final = _class(
     "".join(
-        c
-        for c in _ASCII_GRAPHIC
-        if c not in _DECIDE_IN_URL + _TRAIL_CHARS + _PLACEHOLDER_FIRST
+        c for c in _ASCII_GRAPHIC if c not in _DECIDE_IN_URL + _TRAIL_CHARS + _PLACEHOLDER_FIRST
     )
 )
 # Code points that are never part of a DOI name and end every run at once (controls, the
@@ -222,13 +214,12 @@ _PREPRINT_NAMES: Final = (
     r"(?:(?:1101|64898)/(?:[0-9]{4}\.[0-9]{2}\.[0-9]{2}\.)?[0-9]{6,8}"
     r"|48550/[aA][rR][xX][iI][vV]\.[0-9]{4}\.[0-9]{4,5})"
 )
-# What the pattern leaves to _quick and the walk, in the look-ahead it makes after the
-# '10.': a preprint server's name with a version or file after it (_PREPRINT: they cut
-# it), a name a PDF's text layer may have broken (_hyphens.MENDABLE_PREFIXED: they mend
-# it). And at the suffix's start, for a suffix starting with one of _GATED_FIRST:
-# _hyphens.MENDABLE_SUFFIX.
-_DECIDABLE: Final = rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z]))"
-_MENDABLE: Final = rf"{MENDABLE_SUFFIX}|{MENDABLE_PREFIXED}"
+# What the pattern leaves to _quick and the walk: a preprint server's name with a version
+# or file after it (_PREPRINT: they cut it), after the '10.'; and a name a PDF's text layer
+# may have broken (_hyphens.MENDABLE: they mend it), at the suffix's start (a look-ahead
+# there costs the scan 6%: callgrind, BENCHMARKS.md).
+_NO_PREPRINT: Final = rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z]))"
+_SUFFIX_GATE: Final = rf"{MENDABLE_PREFIXED}|{MENDABLE_SUFFIX}"
 # What may follow a DOI the pattern decides, in one look-ahead whose first branches take
 # the common cases at once: a quote, closer or ender; blanks before more text; or a line
 # break, when the line does not end in a character after which a broken DOI may go on
@@ -245,12 +236,14 @@ _CANDIDATE_PATTERN: Final = (
     # in text (no group: the commonest match, told apart by match.lastindex being None)
     r"(?:(?<![0-9A-Za-z._\-/=:%]10\.)"
     r"|(?<=[^:/][Dd][Oo][Ii]:10\.))"
-    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST, gate=_MENDABLE)}{_TRAIL}"
+    rf"{_NO_PREPRINT}{_REGISTRANT}/"
+    rf"{_suffix(_TEXT_PLAIN, _TEXT_FIRST, _PLACEHOLDER_FIRST, gate=_SUFFIX_GATE)}{_TRAIL}"
     rf"{_DECIDED_END}"
     # 1: after https://doi.org/ or http://dx.doi.org/
     r"|(?:(?<=[ \t\n\r\"'<>(\[{]https://doi\.org/10\.)"
     r"|(?<=[ \t\n\r\"'<>(\[{]http://dx\.doi\.org/10\.))"
-    rf"{_DECIDABLE}{_REGISTRANT}/{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST, gate=_MENDABLE)}{_TRAIL}"
+    rf"{_NO_PREPRINT}{_REGISTRANT}/"
+    rf"{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST, gate=_SUFFIX_GATE)}{_TRAIL}"
     rf"{_DECIDED_END_IN_URL}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
     rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
