@@ -29,7 +29,14 @@ from urllib.parse import unquote
 
 from doikit._doi import _SPEEDUPS, DOI, valid_doi
 from doikit._errors import InvalidDOI
-from doikit._hyphens import MENDABLE_PREFIXED, MENDABLE_SUFFIX, is_springer_book, mended
+from doikit._hyphens import (
+    AID_SHORT,
+    CHECK_SHORT,
+    MENDABLE_PREFIXED,
+    MENDABLE_SUFFIX,
+    is_springer_book,
+    mended,
+)
 from doikit._present import quick_unescape
 from doikit._syntax import (
     DOI_ORG_HOSTS_PATTERN,
@@ -122,7 +129,10 @@ _NUMBER_FIELD: Final = rf"(?!(?<=[Cc][Oo];)2{_FIELD_END})[-+]?[0-9]+(?:\.[0-9]+)
 # ends one: none of the 1,840 labeled DOIs of the wild corpus's tuning part and the team's
 # corpora holds one, Crossref's recommended pattern leaves it out, and CSV rows put every
 # kind of field after it.
-_AFTER_SEPARATOR_ENDS: Final = rf"[\s\"A-Za-z]|\Z|10\.|{_NUMBER_FIELD}"
+_AFTER_SEPARATOR_ENDS: Final = rf"[\s\"A-Za-z]|\Z|10\.|{_NUMBER_FIELD}|(?<=[Cc][Oo];){CHECK_SHORT}"
+# A SICI a hyphen short (_hyphens): the pattern leaves it to the walk, which mends it; so
+# is a SICI's check character after 'CO;' without its hyphen (above).
+_NO_AID_SHORT: Final = rf"(?!{AID_SHORT})"
 
 
 # A template's placeholder where a suffix should be: a run of x or n standing for its
@@ -154,11 +164,12 @@ def _suffix(plain: str, first: str, guarded: str = "", *, gate: str = "") -> str
     # 'www.' start with a letter. A ',' ends it always.)
     separator = rf";(?!{_AFTER_SEPARATOR_ENDS})"
     inner = rf"{plain}*+(?:{separator}{plain}*+(?:{separator}{plain}*+)*|)"
-    opened = rf"\({inner}\)|\[{_NO_FIELD_TAG}{inner}\]|\{{{inner}\}}|<[0-9]{inner}>"
+    opened = rf"\({inner}\)|\[{_NO_FIELD_TAG}{inner}\]|\{{{inner}\}}|<{_NO_AID_SHORT}[0-9]{inner}>"
     special = rf"{separator}|{opened}"
     tail = (
         rf"(?:[;(\[{{<](?:(?<=;)(?!{_AFTER_SEPARATOR_ENDS})"
-        rf"|(?<=\(){inner}\)|(?<=\[){_NO_FIELD_TAG}{inner}\]|(?<=\{{){inner}\}}|(?<=<)[0-9]{inner}>)"
+        rf"|(?<=\(){inner}\)|(?<=\[){_NO_FIELD_TAG}{inner}\]|(?<=\{{){inner}\}}"
+        rf"|(?<=<){_NO_AID_SHORT}[0-9]{inner}>)"
         rf"{plain}*+(?:(?:{special}){plain}*+)*|)"
     )
     if guarded:

@@ -29,18 +29,18 @@ import functools
 import re
 from typing import Final
 
-# A SICI a hyphen short after its ISSN's first 4 digits: 'AID' then a letter, or 'CO;2'
-# then the check character (possessive runs: no backtracking).
+# A SICI's contribution segment and check character a hyphen short, for the extractor's
+# candidate pattern, which leaves such a SICI undecided where it reads them (after its '<',
+# after its 'CO;'): 'AID' then a letter ('<377::AIDJCC1>'), '2' then the check character.
+AID_SHORT: Final = r"[0-9]++::AID[A-Z]"
 # A Springer Nature article id a hyphen short.
 _SPRINGER_ARTICLE: Final = r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"
-_SICI_SHORT: Final = (
-    r"[0-9]{3}[0-9X]\([^<\s]*+<[0-9]++::AID"
-    r"(?:[A-Z]|[^>\s]*+>[0-9]\.[0-9]\.CO;2[0-9A-Z#](?![-0-9A-Za-z]))"
-)
+CHECK_SHORT: Final = r"2[0-9A-Z#](?![-0-9A-Za-z])"
 # The names mended() may change, for the extractor's candidate pattern, at a suffix's
 # start: it decides none of them alone (nor a Springer book's name followed by a blank and
 # a chapter, which _extract._completed reads) and leaves them to _quick and the walk. A
-# test holds that every name mended() changes is one of them. The pattern tries this at
+# test holds that the pattern decides no name mended() changes (with AID_SHORT and
+# CHECK_SHORT). The pattern tries this at
 # every candidate, and each branch costs (a first, plain list of the shapes took a
 # quarter of the scan's speed; this one 6%), so each branch starts with a character or a
 # class the engine checks before it enters, and a registrant's own shapes look behind at
@@ -49,7 +49,7 @@ MENDABLE_PREFIXED: Final = (
     r"[0-9](?<=[27]/[0-9])(?<=(?:1002|1007|1037)/[0-9])(?:"
     r"(?<=1007/[0-9])[0-9]*+(?:-[0-9]++-[0-9]++[Xx]?(?![0-9A-Za-z-])"  # a Springer ISBN-10, short
     r"|(?:-[0-9]++){2,3}-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*+(?:\r?\n|\Z)))"  # a chapter
-    rf"|(?<=1002/[0-9])[0-9]{{3}}(?:[0-9]{{3}}[0-9X]\(|-{_SICI_SHORT})"  # Wiley's other SICIs
+    r"|(?<=1002/[0-9])[0-9]{6}[0-9X]\("  # Wiley's other SICIs, the ISSN's hyphen lost
     r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
     r")"
     rf"|s(?<=[0678]/s)(?<=(?:1007|1038|1140|1186)/s){_SPRINGER_ARTICLE[1:]}"  # Springer Nature
@@ -57,10 +57,8 @@ MENDABLE_PREFIXED: Final = (
 MENDABLE_SUFFIX: Final = (
     r"97[89][0-9]*+-[0-9]++-[0-9]++-[0-9]++(?![0-9-])"  # an ISBN-13 a hyphen short
     r"|S[0-9]{7}[0-9X]\("  # a PII's ISSN without its hyphen
-    rf"|\(SICI\)(?:[0-9]{{7}}[0-9X]\(|[0-9]{{4}}-{_SICI_SHORT})"  # Wiley's SICIs
+    r"|\(SICI\)[0-9]{7}[0-9X]\("  # Wiley's SICIs, the ISSN's hyphen lost
 )
-# Both, after a name's '10.'.
-MENDABLE: Final = rf"[0-9][0-9.]*+/(?:{MENDABLE_PREFIXED}|{MENDABLE_SUFFIX})"
 
 # --- ISBN -------------------------------------------------------------------------------------
 # The ranges of the International ISBN Agency (RangeMessage.xml, "ISBN Ranges", as of 2014;

@@ -796,9 +796,10 @@ scan_dealloc(ScanObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* The Found of text[start:end] at the stream offset base + start (a new reference). */
+/* The Found of text[start:end] at the stream offset base + start (a new reference).
+ * *from* and *to*, when not NULL, are those offsets as ints already (the match's own). */
 static PyObject *
-scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end)
+scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, PyObject *to)
 {
     PyObject *name = PyUnicode_Substring(self->text, start, end);
     if (name == NULL) {
@@ -811,8 +812,8 @@ scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end)
     }
     PyTypeObject *type = (PyTypeObject *)self->found;
     PyObject *found = type->tp_alloc(type, 4); /* as tuple.__new__(Found, …) makes it */
-    PyObject *from = PyLong_FromSsize_t(self->base + start);
-    PyObject *to = PyLong_FromSsize_t(self->base + end);
+    from = from != NULL ? Py_NewRef(from) : PyLong_FromSsize_t(self->base + start);
+    to = to != NULL ? Py_NewRef(to) : PyLong_FromSsize_t(self->base + end);
     if (found == NULL || from == NULL || to == NULL) {
         Py_XDECREF(found);
         Py_XDECREF(from);
@@ -827,6 +828,8 @@ scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end)
     PyTuple_SET_ITEM(found, 3, name);
     return found;
 }
+
+static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span);
 
 /* The Found of a candidate the pattern has decided (_scan's first two branches), or NULL:
  * with an exception set on failure, without one when _decide must see the candidate. */
@@ -847,17 +850,26 @@ scan_decided(ScanObject *self, PyObject *match)
     if (span == NULL) {
         return NULL;
     }
+    PyObject *found = scan_decided_span(self, in_url, span);
+    Py_DECREF(span);
+    return found;
+}
+
+/* scan_decided's answer for the match's *span*: whose ints the Found takes when they are
+ * its offsets (saving two ints per DOI in a whole text). */
+static PyObject *
+scan_decided_span(ScanObject *self, int in_url, PyObject *span)
+{
     if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
-        Py_DECREF(span);
         PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
         return NULL;
     }
     Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
     Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
-    Py_DECREF(span);
     if (PyErr_Occurred()) {
         return NULL;
     }
+    Py_ssize_t matched_end = end;
     Py_ssize_t length = PyUnicode_GET_LENGTH(self->text);
     if (start < 0 || start > end || end > length) {
         PyErr_SetString(PyExc_ValueError, "Scan(): a match outside the text (internal)");
@@ -889,7 +901,9 @@ scan_decided(ScanObject *self, PyObject *match)
         }
     }
     self->position = end;
-    return scan_found(self, start, end);
+    PyObject *from = self->base == 0 ? PyTuple_GET_ITEM(span, 0) : NULL;
+    PyObject *to = self->base == 0 && end == matched_end ? PyTuple_GET_ITEM(span, 1) : NULL;
+    return scan_found(self, start, end, from, to);
 }
 
 static PyObject *scan_step(ScanObject *self);
