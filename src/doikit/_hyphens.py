@@ -46,10 +46,9 @@ CHECK_SHORT: Final = r"2[0-9A-Z#](?![-0-9A-Za-z])"
 # class the engine checks before it enters, and a registrant's own shapes look behind at
 # the registrant's last digit (one class) before they look at the whole code.
 MENDABLE_PREFIXED: Final = (
-    r"[0-9](?<=[27]/[0-9])(?<=(?:1002|1007|1037)/[0-9])(?:"
+    r"[0-9](?<=7/[0-9])(?<=(?:1007|1037)/[0-9])(?:"
     r"(?<=1007/[0-9])[0-9]*+(?:-[0-9]++-[0-9]++[Xx]?(?![0-9A-Za-z-])"  # a Springer ISBN-10, short
     r"|(?:-[0-9]++){2,3}-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*+(?:\r?\n|\Z)))"  # a chapter
-    r"|(?<=1002/[0-9])[0-9]{6}[0-9X]\("  # Wiley's other SICIs, the ISSN's hyphen lost
     r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
     r")"
     rf"|s(?<=[0678]/s)(?<=(?:1007|1038|1140|1186)/s){_SPRINGER_ARTICLE[1:]}"  # Springer Nature
@@ -171,9 +170,10 @@ def _mend_isbn(isbn: str) -> str | None:
 
 # --- ISSN (in a SICI, an Elsevier PII) ----------------------------------------------------
 # An ISSN written without its hyphen where a name holds it hyphenated, before the '(' of a
-# date: behind 'S' in an Elsevier PII (10.1016/S0049-237X(09)70189-2), behind '(SICI)' or
-# at the start of a Wiley SICI (10.1002/1521-3951(200103)224:1<271::AID-PSSB271>3.0.CO;2-#).
-_ISSN_UNHYPHENATED: Final = re.compile(r"(\(SICI\)|S|)([0-9]{7}[0-9X])(?=\()", re.ASCII)
+# date: behind 'S' in an Elsevier PII (10.1016/S0049-237X(09)70189-2), behind '(SICI)' in
+# a Wiley SICI. (A Wiley SICI without '(SICI)', 10.1002/1521-3951(200103)…, gets its 'AID-'
+# and check character's hyphens only: no tuning snippet lost its ISSN's.)
+_ISSN_UNHYPHENATED: Final = re.compile(r"(\(SICI\)|S)([0-9]{7}[0-9X])(?=\()", re.ASCII)
 _WILEY: Final = "10.1002"
 # A SICI: its ISSN and the '(' of its date ('(SICI)' in Wiley's names).
 _SICI_START: Final = re.compile(r"(?:\(SICI\))?[0-9]{4}-[0-9]{3}[0-9X]\(", re.ASCII)
