@@ -566,7 +566,20 @@ def test_a_stream_split_anywhere_finds_what_the_whole_text_holds(text: str) -> N
 # Names built from the pieces mended() reads: digits, hyphens, an ISSN's 'X', SICI marks.
 MENDABLE_NAMES = st.builds(
     "{}/{}".format,
-    st.sampled_from(["10.1007", "10.1002", "10.1016", "10.1037", "10.1088", "10.1111", "10.1628"]),
+    st.sampled_from(
+        [
+            "10.1002",
+            "10.1007",
+            "10.1016",
+            "10.1037",
+            "10.1038",
+            "10.1088",
+            "10.1111",
+            "10.1140",
+            "10.1186",
+            "10.1628",
+        ]
+    ),
     st.lists(
         st.sampled_from(
             [

@@ -29,29 +29,44 @@ import functools
 import re
 from typing import Final
 
+# The registrants whose names carry an identifier of their own (the shapes below).
+_WILEY: Final = "10.1002"
+_SPRINGER: Final = "10.1007"
+_SPRINGER_PREFIXES: Final = frozenset({_SPRINGER, "10.1038", "10.1186", "10.1140"})
+_APA: Final = "10.1037"
+
+
+def _behind(prefixes: frozenset[str], first: str) -> str:
+    """A look-behind, from a suffix's *first* character, for a registrant of *prefixes*:
+    at the registrant's last digit first (one class, the cheapest), then at its code."""
+    codes = sorted(prefix[3:] for prefix in prefixes)
+    last = sorted({code[-1] for code in codes})
+    digit = last[0] if len(last) == 1 else f"[{''.join(last)}]"
+    return rf"(?<={digit}/{first})(?<=(?:{'|'.join(codes)})/{first})"
+
+
 # A SICI's contribution segment and check character a hyphen short, for the extractor's
 # candidate pattern, which leaves such a SICI undecided where it reads them (after its '<',
 # after its 'CO;'): 'AID' then a letter ('<377::AIDJCC1>'), '2' then the check character.
 AID_SHORT: Final = r"[0-9]++::AID[A-Z]"
-# A Springer Nature article id a hyphen short.
-_SPRINGER_ARTICLE: Final = r"s[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"
 CHECK_SHORT: Final = r"2[0-9A-Z#](?![-0-9A-Za-z])"
 # The names mended() may change, for the extractor's candidate pattern, at a suffix's
 # start: it decides none of them alone (nor a Springer book's name followed by a blank and
 # a chapter, which _extract._completed reads) and leaves them to _quick and the walk. A
 # test holds that the pattern decides no name mended() changes (with AID_SHORT and
-# CHECK_SHORT). The pattern tries this at
-# every candidate, and each branch costs (a first, plain list of the shapes took a
-# quarter of the scan's speed; this one 6%), so each branch starts with a character or a
-# class the engine checks before it enters, and a registrant's own shapes look behind at
-# the registrant's last digit (one class) before they look at the whole code.
+# CHECK_SHORT). The pattern tries this at every candidate, and each branch costs (a first,
+# plain list of the shapes took a quarter of the scan's speed; this one 6%), so each branch
+# starts with a character or a class the engine checks before it enters, and a
+# registrant's own shapes look behind at the registrant (_behind).
 MENDABLE_PREFIXED: Final = (
-    r"[0-9](?<=7/[0-9])(?<=(?:1007|1037)/[0-9])(?:"
-    r"(?<=1007/[0-9])[0-9]*+(?:-[0-9]++-[0-9]++[Xx]?(?![0-9A-Za-z-])"  # a Springer ISBN-10, short
+    rf"[0-9]{_behind(frozenset({_SPRINGER, _APA}), '[0-9]')}(?:"
+    rf"(?<={_SPRINGER[3:]}/[0-9])[0-9]*+(?:-[0-9]++-[0-9]++[Xx]?(?![0-9A-Za-z-])"  # an ISBN-10
     r"|(?:-[0-9]++){2,3}-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*+(?:\r?\n|\Z)))"  # a chapter
-    r"|(?<=1037/[0-9])[0-9]{7}(?:[0-9]{2})?(?![0-9])"  # an APA book
+    rf"|(?<={_APA[3:]}/[0-9])[0-9]{{7}}(?:[0-9]{{2}})?(?![0-9])"  # an APA book
     r")"
-    rf"|s(?<=[0678]/s)(?<=(?:1007|1038|1140|1186)/s){_SPRINGER_ARTICLE[1:]}"  # Springer Nature
+    # a Springer Nature article id a hyphen short
+    rf"|s{_behind(_SPRINGER_PREFIXES, 's')}"
+    r"[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"
 )
 MENDABLE_SUFFIX: Final = (
     r"97[89][0-9]*+-[0-9]++-[0-9]++-[0-9]++(?![0-9-])"  # an ISBN-13 a hyphen short
@@ -174,7 +189,6 @@ def _mend_isbn(isbn: str) -> str | None:
 # a Wiley SICI. (A Wiley SICI without '(SICI)', 10.1002/1521-3951(200103)…, gets its 'AID-'
 # and check character's hyphens only: no tuning snippet lost its ISSN's.)
 _ISSN_UNHYPHENATED: Final = re.compile(r"(\(SICI\)|S)([0-9]{7}[0-9X])(?=\()", re.ASCII)
-_WILEY: Final = "10.1002"
 # A SICI: its ISSN and the '(' of its date ('(SICI)' in Wiley's names).
 _SICI_START: Final = re.compile(r"(?:\(SICI\))?[0-9]{4}-[0-9]{3}[0-9X]\(", re.ASCII)
 # A SICI's contribution segment ('<377::AID-JCC1>'): 'AID' takes a hyphen.
@@ -192,7 +206,6 @@ def _issn_checks(issn: str) -> bool:
 # 10.1037/10762-000, 10.1037/0000165-000: the book (5 or 7 digits) and a chapter (3 digits,
 # 000 for the whole book). APA's other names start with a letter or an ISSN
 # (10.1037/a0012345, 10.1037/0022-3514.53.5.1024).
-_APA: Final = "10.1037"
 _APA_BOOK_LOST_HYPHEN: Final = re.compile(r"(?:[0-9]{5}|0000[0-9]{3})[0-9]{3}\Z", re.ASCII)
 
 
@@ -200,8 +213,6 @@ _APA_BOOK_LOST_HYPHEN: Final = re.compile(r"(?:[0-9]{5}|0000[0-9]{3})[0-9]{3}\Z"
 # 's', the journal (5 digits), the year's code (3), the article (4 or 5), a check character:
 # s00249-011-0700-9, s41467-019-13973-7. With one hyphen lost, which one is plain from
 # the lengths of the other elements.
-_SPRINGER: Final = "10.1007"
-_SPRINGER_PREFIXES: Final = frozenset({_SPRINGER, "10.1038", "10.1186", "10.1140"})
 _ARTICLE_LOST_HYPHEN: Final = re.compile(
     r"s([0-9]{5})-?([0-9]{3})-?([0-9]{4,5})-?([0-9A-Za-z])\Z", re.ASCII
 )
