@@ -12,14 +12,17 @@ import gc
 import inspect
 import itertools
 import json
+import os
 import pickle
+import random
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import doikit
@@ -154,6 +157,16 @@ _WORD_EDGES = [
         "a" * length + " ",
         "a" * length + "\x7f",
     )
+] + [
+    # The C reader counts a name's escapes as it checks the text and writes the name eight
+    # bytes at a time up to the next one: escapes whole, cut short, doubled, or decoding to
+    # what no name holds, at each place around the word size.
+    head + "10.1000" + separator + "a" * length + escape + "b" * after
+    for head in ["doi:", "https://doi.org/", "urn:doi:"]
+    for separator in ["/", "%2F", ":"]
+    for length in (0, 1, 6, 7, 8, 9, 15, 16, 17)
+    for escape in ("%", "%4", "%41", "%%", "%%41", "%4%41", "%41%", "%zz", "%7F", "%1F", "%20")
+    for after in (0, 1, 8)
 ]
 
 
@@ -451,3 +464,145 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
     again = scan_type(finditer, "x 10.1000/(2", 0, None, 0, C, Found, reentrant, 256, *SETS)
     with pytest.raises(ValueError, match="already running"):
         next(again)
+
+
+# The bulk loop on long lists: from LONG items on it reads with a second thread and takes
+# its answers' arenas from huge pages (_speedups.c, "A second reader" and "Where a bulk
+# call's answers live"), so these lists are longer than both thresholds, and not a whole
+# number of the reader's chunks.
+LONG = 70_001
+
+
+QUICK_FORMS = [
+    "10.1000/abc",
+    "10.1000/ABC",
+    "doi:10.1000/ABC",
+    "DOI: 10.1000/x.y",
+    "https://doi.org/10.1002/(SICI)1097%3C1%3E2.0.CO%3B2-Q",
+    "http://dx.doi.org/10.1000%2F182",
+    "urn:doi:10.1000:ABC",
+]
+
+
+def _per_name(one: Callable[[str], str], text: str | None) -> str | InvalidDOI | None:
+    if text is None:
+        return None
+    try:
+        return one(text)
+    except InvalidDOI as exc:
+        return exc
+
+
+def _same(got: list[object], expected: list[object]) -> bool:
+    def view(items: list[object]) -> list[object]:
+        return [
+            ("invalid", item.code, item.position, str(item))
+            if isinstance(item, InvalidDOI)
+            else item
+            for item in items
+        ]
+
+    return all(type(a) is type(b) for a, b in zip(got, expected)) and view(got) == view(expected)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.lists(st.one_of(st.none(), PRESENTATIONS, st.text()), min_size=1, max_size=40),
+    st.integers(0, 2**32),
+)
+def test_long_lists_get_exactly_the_per_name_answers(texts: list[str | None], seed: int) -> None:
+    # Hypothesis's texts among names the C reader decides, one in fifty or so: those it
+    # does not decide stop the second reader, which starts again two chunks later. (The
+    # order comes from the seed, not from Hypothesis's data: too long for it.)
+    rng = random.Random(seed)
+    texts = [*texts, *QUICK_FORMS * 50]
+    long = [texts[rng.randrange(len(texts))] for _ in range(LONG)]
+    for many, one in (
+        (_speedups.normalize_many, _doi._py_normalize),
+        (_speedups.parse_many, _present.parse),
+    ):
+        answers = {text: _per_name(one, text) for text in texts}
+        expected = [answers[text] for text in long]
+        assert _same(many(long, True), expected)
+        assert _same(many(tuple(long), True), expected)
+        assert many(long, False) == [a if isinstance(a, str) else None for a in expected]
+
+
+@pytest.mark.parametrize("size", [16_383, 16_384, 16_385, 65_535, 65_536, 4096 * 17 + 1])
+def test_long_lists_of_every_size_around_the_thresholds(size: int) -> None:
+    forms = [
+        "doi:10.1000/ABC",
+        "10.1000/abc",
+        "10.1000/Abc",
+        "https://doi.org/10.1000%2Fx%3Cy",
+        "10.1000/caf\u00e9",
+        "not a doi",
+        None,
+        "urn:doi:10.1000:Q",
+    ]
+    long = [forms[i % len(forms)] for i in range(size)]
+    expected = [_per_name(_doi._py_normalize, text) for text in long]
+    assert _same(_speedups.normalize_many(long, True), expected)
+
+
+def test_an_item_that_is_no_text_stops_a_long_list_cleanly() -> None:
+    long = ["doi:10.1000/ABC"] * LONG
+    long[50_000] = 5  # type: ignore[call-overload]
+    for report in (False, True):
+        with pytest.raises(TypeError, match="item 50000 is a int, not a str or None"):
+            _speedups.normalize_many(long, report)
+    assert _speedups.normalize_many(long[:50_000], False) == ["10.1000/abc"] * 50_000
+
+
+def test_a_long_list_changed_while_it_is_read() -> None:
+    """Texts the Python parser reads let another thread run and change the list meanwhile:
+    the loop must neither crash nor answer for an object the list no longer holds. Each
+    answer is one of the answers of what the list held at that place at some time."""
+    forms = ["doi:10.1000/ABC", "10.1000/caf\u00e9", "https://doi.org/10.1000%2FX", "10.1/x"]
+    answers = {_doi._py_normalize(text) for text in forms}
+    texts = [forms[i % len(forms)] for i in range(LONG)]
+    stop = threading.Event()
+
+    def change() -> None:
+        rng = random.Random(7)
+        while not stop.is_set():
+            place = rng.randrange(len(texts) - 10)
+            texts[place] = "".join(rng.choice(forms))  # a new object
+            if rng.random() < 0.05:
+                texts.append(rng.choice(forms))
+            if rng.random() < 0.05:
+                texts.pop()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    changer = threading.Thread(target=change)
+    changer.start()
+    try:
+        for _ in range(4):
+            got = _speedups.normalize_many(texts, False)
+            assert {answer for answer in got} <= answers
+            assert abs(len(got) - LONG) < LONG // 2
+    finally:
+        stop.set()
+        changer.join()
+        sys.setswitchinterval(interval)
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="Linux: /proc/self/statm")
+def test_a_long_call_gives_its_memory_back() -> None:
+    """The answers' arenas (from huge pages during the call) go back to the system when the
+    answers are dropped, as CPython's own do."""
+
+    def resident() -> int:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    texts = [f"doi:10.1000/{'ABC' * 50}{i}" for i in range(400_000)]  # 80 MB of answers
+    _speedups.normalize_many(texts, False)
+    gc.collect()
+    before = resident()
+    answers = _speedups.normalize_many(texts, False)
+    held = resident() - before
+    del answers
+    gc.collect()
+    assert held > 40 * 2**20  # the answers took memory (more than was free before)
+    assert resident() - before < 4 * 2**20

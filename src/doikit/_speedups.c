@@ -1134,9 +1134,11 @@ take_raised(void)
  * its own are, and the part of a mapping not handed out is unmapped when the call ends.
  * The hook stays in place once set (a pointer comparison per arena CPython maps or frees)
  * and hands every other arena to the allocator it found. Linux with transparent huge
- * pages only; elsewhere, and in free-threaded builds (no arenas), nothing changes. All of
- * it runs under the GIL, as CPython's arena calls do. */
+ * pages only; elsewhere, and in free-threaded builds (no arenas), nothing changes. CPython
+ * calls the hook holding a GIL; a lock keeps the pool whole should interpreters with GILs
+ * of their own call it at once (one lock per arena: nothing measurable). */
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(Py_GIL_DISABLED)
+#include <pthread.h>
 #define ARENA_POOL 1
 #define POOL_CHUNK ((size_t)64 << 20)
 #define POOL_HUGE ((size_t)2 << 20)
@@ -1148,6 +1150,7 @@ typedef struct {
 } Chunk;
 
 static PyObjectArenaAllocator their_arenas; /* what was in place before the hook */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static int pool_hooked, pool_on;
 static Chunk *chunks;
 static Py_ssize_t chunk_count, chunk_room;
@@ -1208,17 +1211,22 @@ pool_open(void)
 static void *
 pool_alloc(void *Py_UNUSED(ctx), size_t size)
 {
+    char *arena = NULL;
+    pthread_mutex_lock(&pool_lock);
     if (pool_on && size == POOL_ARENA && ((pool_slot >= 0 && pool_slot < 64) || pool_open())) {
         Chunk *chunk = &chunks[chunk_count - 1];
         chunk->handed |= (uint64_t)1 << pool_slot;
-        return chunk->start + (size_t)pool_slot++ * POOL_ARENA;
+        arena = chunk->start + (size_t)pool_slot++ * POOL_ARENA;
     }
-    return their_arenas.alloc(their_arenas.ctx, size);
+    pthread_mutex_unlock(&pool_lock);
+    return arena != NULL ? arena : their_arenas.alloc(their_arenas.ctx, size);
 }
 
 static void
 pool_free(void *Py_UNUSED(ctx), void *arena, size_t size)
 {
+    int ours = 0;
+    pthread_mutex_lock(&pool_lock);
     for (Py_ssize_t i = 0; size == POOL_ARENA && i < chunk_count; i++) {
         uintptr_t at = (uintptr_t)arena - (uintptr_t)chunks[i].start;
         uint64_t bit = at < POOL_CHUNK && at % POOL_ARENA == 0
@@ -1229,10 +1237,14 @@ pool_free(void *Py_UNUSED(ctx), void *arena, size_t size)
             if (chunks[i].handed == 0 && pool_slot < 0) { /* (none open: order is free) */
                 chunks[i] = chunks[--chunk_count];
             }
-            return;
+            ours = 1;
+            break;
         }
     }
-    their_arenas.free(their_arenas.ctx, arena, size);
+    pthread_mutex_unlock(&pool_lock);
+    if (!ours) {
+        their_arenas.free(their_arenas.ctx, arena, size);
+    }
 }
 
 /* Arenas from the pool while a bulk call of about *items* answers runs: 1 when this call
@@ -1240,24 +1252,28 @@ pool_free(void *Py_UNUSED(ctx), void *arena, size_t size)
 static int
 pool_start(Py_ssize_t items)
 {
-    if (pool_on || items < POOL_AT_LEAST) {
-        return 0;
+    int started = 0;
+    pthread_mutex_lock(&pool_lock);
+    if (!pool_on && items >= POOL_AT_LEAST) {
+        if (!pool_hooked) {
+            PyObject_GetArenaAllocator(&their_arenas);
+            PyObjectArenaAllocator hook = {NULL, pool_alloc, pool_free};
+            PyObject_SetArenaAllocator(&hook);
+            pool_hooked = 1;
+        }
+        pool_on = started = 1;
     }
-    if (!pool_hooked) {
-        PyObject_GetArenaAllocator(&their_arenas);
-        PyObjectArenaAllocator hook = {NULL, pool_alloc, pool_free};
-        PyObject_SetArenaAllocator(&hook);
-        pool_hooked = 1;
-    }
-    pool_on = 1;
-    return 1;
+    pthread_mutex_unlock(&pool_lock);
+    return started;
 }
 
 static void
 pool_stop(void)
 {
+    pthread_mutex_lock(&pool_lock);
     pool_on = 0;
     pool_close();
+    pthread_mutex_unlock(&pool_lock);
 }
 #else
 static int
