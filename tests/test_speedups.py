@@ -32,7 +32,7 @@ from test_extract import EDGES as EXTRACT_EDGES
 from test_extract import PIECES as EXTRACT_PIECES
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
 PURE = _doi.PURE_PYTHON_WANTED
 
@@ -471,6 +471,7 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
 # call's answers live"), so these lists are longer than both thresholds, and not a whole
 # number of the reader's chunks.
 LONG = 70_001
+QUIET, REPORT = False, True  # the bulk functions' second argument: InvalidDOI as None, or itself
 
 
 QUICK_FORMS = [
@@ -493,8 +494,8 @@ def _per_name(one: Callable[[str], str], text: str | None) -> str | InvalidDOI |
         return exc
 
 
-def _same(got: list[object], expected: list[object]) -> bool:
-    def view(items: list[object]) -> list[object]:
+def _same(got: Sequence[object], expected: Sequence[object]) -> bool:
+    def view(items: Sequence[object]) -> list[object]:
         return [
             ("invalid", item.code, item.position, str(item))
             if isinstance(item, InvalidDOI)
@@ -502,7 +503,9 @@ def _same(got: list[object], expected: list[object]) -> bool:
             for item in items
         ]
 
-    return all(type(a) is type(b) for a, b in zip(got, expected)) and view(got) == view(expected)
+    return all(type(a) is type(b) for a, b in zip(got, expected, strict=True)) and view(
+        got
+    ) == view(expected)
 
 
 @settings(max_examples=12, deadline=None)
@@ -523,9 +526,9 @@ def test_long_lists_get_exactly_the_per_name_answers(texts: list[str | None], se
     ):
         answers = {text: _per_name(one, text) for text in texts}
         expected = [answers[text] for text in long]
-        assert _same(many(long, True), expected)
-        assert _same(many(tuple(long), True), expected)
-        assert many(long, False) == [a if isinstance(a, str) else None for a in expected]
+        assert _same(many(long, REPORT), expected)
+        assert _same(many(tuple(long), REPORT), expected)
+        assert many(long, QUIET) == [a if isinstance(a, str) else None for a in expected]
 
 
 @pytest.mark.parametrize("size", [16_383, 16_384, 16_385, 65_535, 65_536, 4096 * 17 + 1])
@@ -542,16 +545,16 @@ def test_long_lists_of_every_size_around_the_thresholds(size: int) -> None:
     ]
     long = [forms[i % len(forms)] for i in range(size)]
     expected = [_per_name(_doi._py_normalize, text) for text in long]
-    assert _same(_speedups.normalize_many(long, True), expected)
+    assert _same(_speedups.normalize_many(long, REPORT), expected)
 
 
 def test_an_item_that_is_no_text_stops_a_long_list_cleanly() -> None:
     long = ["doi:10.1000/ABC"] * LONG
     long[50_000] = 5  # type: ignore[call-overload]
-    for report in (False, True):
+    for report in (QUIET, REPORT):
         with pytest.raises(TypeError, match="item 50000 is a int, not a str or None"):
             _speedups.normalize_many(long, report)
-    assert _speedups.normalize_many(long[:50_000], False) == ["10.1000/abc"] * 50_000
+    assert _speedups.normalize_many(long[:50_000], QUIET) == ["10.1000/abc"] * 50_000
 
 
 def test_a_long_list_changed_while_it_is_read() -> None:
@@ -579,8 +582,8 @@ def test_a_long_list_changed_while_it_is_read() -> None:
     changer.start()
     try:
         for _ in range(4):
-            got = _speedups.normalize_many(texts, False)
-            assert {answer for answer in got} <= answers
+            got = _speedups.normalize_many(texts, QUIET)
+            assert set(got) <= answers
             assert abs(len(got) - LONG) < LONG // 2
     finally:
         stop.set()
@@ -597,10 +600,10 @@ def test_a_long_call_gives_its_memory_back() -> None:
         return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
     texts = [f"doi:10.1000/{'ABC' * 50}{i}" for i in range(400_000)]  # 80 MB of answers
-    _speedups.normalize_many(texts, False)
+    _speedups.normalize_many(texts, QUIET)
     gc.collect()
     before = resident()
-    answers = _speedups.normalize_many(texts, False)
+    answers = _speedups.normalize_many(texts, QUIET)
     held = resident() - before
     del answers
     gc.collect()
