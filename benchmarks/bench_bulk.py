@@ -9,7 +9,8 @@ fixed seed. Each round times, on the same names, idutils's loop (``normalize_doi
 errors caught, as its users write it), doikit's per-name loop (``normalize`` per name), the
 bulk call (``normalize_many``, one call for the whole list) and the column paths:
 ``doikit.arrow.normalize`` on a chunked array, the Polars namespace on a frame and DuckDB's
-``doi_normalize`` on an Arrow table; the best round counts.
+``doi_normalize`` on an Arrow table, and beside it DuckDB's floor: an Arrow UDF that answers
+nulls without reading anything; the best round counts.
 Prints names/s, the ratio to idutils, and the memory the bulk answer takes (its list and
 strings, measured by tracemalloc on a slice of 100,000 names, scaled).
 
@@ -111,6 +112,8 @@ def _columns(texts: list[str]) -> dict[str, Callable[[list[str]], None]]:
     import duckdb  # noqa: PLC0415 - the column libraries are extras
     import polars as pl  # noqa: PLC0415
     import pyarrow as pa  # noqa: PLC0415
+    from duckdb.func import ARROW, SPECIAL  # noqa: PLC0415
+    from duckdb.sqltypes import VARCHAR  # noqa: PLC0415
 
     import doikit.duckdb  # noqa: PLC0415
     import doikit.polars  # noqa: PLC0415 - registers the namespace
@@ -124,6 +127,16 @@ def _columns(texts: list[str]) -> dict[str, Callable[[list[str]], None]]:
     doikit.duckdb.register(con)
     refs = pa.Table.from_arrays([column], names=["ref"])
     con.register("refs", refs)
+    # DuckDB's floor for any Arrow UDF: one that answers nulls at once, so that its time is
+    # DuckDB's scan, its exchange with Python per vector of 2,048 rows and the fetch.
+    con.create_function(
+        "nothing",
+        lambda texts: pa.nulls(len(texts), pa.string()),
+        [VARCHAR],
+        VARCHAR,
+        type=ARROW,
+        null_handling=SPECIAL,
+    )
 
     def polars_normalize(_: list[str]) -> None:
         frame.select(pl.col("ref").doi.normalize())  # type: ignore[attr-defined]
@@ -133,6 +146,9 @@ def _columns(texts: list[str]) -> dict[str, Callable[[list[str]], None]]:
         "polars: pl.col(ref).doi.normalize()": polars_normalize,
         "duckdb: doi_normalize(ref)": lambda _: con.sql(
             "SELECT doi_normalize(ref) FROM refs"
+        ).to_arrow_table(),
+        "duckdb: a UDF answering nulls": lambda _: con.sql(
+            "SELECT nothing(ref) FROM refs"
         ).to_arrow_table(),
     }
 

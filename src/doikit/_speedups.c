@@ -19,6 +19,10 @@
  *
  * The state: the name as written, and the key (the name with ASCII letters lower-cased,
  * 004 ch. 3). Strings only, so no reference cycles: the type needs no GC support.
+ *
+ * The bulk loop (normalize_many, parse_many) reads a long list with a second thread and
+ * takes its answers' memory from huge pages; arrow_many reads Arrow buffers without the
+ * GIL. Each says why and how where it is defined.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
