@@ -1292,6 +1292,8 @@ pool_stop(void)
 }
 #endif
 
+static void huge_pages(char *start, Py_ssize_t size);
+
 /* One answer of the bulk loop for *item*, the *index*th: see bulk(). */
 static PyObject *
 bulk_one(PyObject *item, Py_ssize_t index, int want_key, int report)
@@ -1347,14 +1349,14 @@ bulk_one(PyObject *item, Py_ssize_t index, int want_key, int report)
 
 enum { UNREAD = 0, ITSELF = 1, MADE = 2 };
 
-/* A chunk's reading, shared: either thread claims its blocks, one at a time (this one
- * does while it would otherwise wait for the chunk). A block's MADE answers are written
- * one after another from the start of the block's part of *bytes*. */
+/* A chunk's reading, shared: either thread claims its blocks, one at a time, in order
+ * (this one does while it would otherwise wait for the block it needs next), and this one
+ * takes each block's answers as soon as the block is read. A block's MADE answers are
+ * written one after another from the start of the block's part of *bytes*. */
 typedef struct {
     Py_ssize_t tag;      /* the chunk being read here (atomic; -1: none yet) */
-    Py_ssize_t done;     /* the chunk read here (atomic; -1: none yet) */
     int claimed;         /* blocks claimed (atomic) */
-    int finished;        /* blocks read (atomic) */
+    int ready[BLOCKS];   /* whether each block is read (atomic; valid once tag is seen) */
     PyObject *seen[CHUNK_ITEMS]; /* the object read at each place (NULL: none) */
     uint32_t end[CHUNK_ITEMS];   /* where each MADE answer ends in its block's bytes */
     unsigned char how[CHUNK_ITEMS];
@@ -1390,7 +1392,7 @@ two_cpus(void)
 static void
 read_block(Reader *r, Slot *slot, Py_ssize_t chunk, int block)
 {
-    enum { AHEAD = 16 };
+    enum { AHEAD = 32 };
     Py_ssize_t begin = chunk * CHUNK_ITEMS + block * BLOCK_ITEMS;
     Py_ssize_t end = Py_MIN(Py_MIN(begin + BLOCK_ITEMS, r->size), Py_SIZE(r->texts));
     PyObject **items = PySequence_Fast_ITEMS(r->texts);
@@ -1438,12 +1440,10 @@ read_one(Reader *r, Slot *slot, Py_ssize_t chunk)
         return 0;
     }
     read_block(r, slot, chunk, block);
-    if (__atomic_add_fetch(&slot->finished, 1, __ATOMIC_ACQ_REL) == BLOCKS) {
-        pthread_mutex_lock(&r->mutex);
-        __atomic_store_n(&slot->done, chunk, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&r->cond);
-        pthread_mutex_unlock(&r->mutex);
-    }
+    __atomic_store_n(&slot->ready[block], 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&r->mutex); /* (for a thread waiting for it) */
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->mutex);
     return 1;
 }
 
@@ -1461,7 +1461,9 @@ reader_main(void *arg)
         int stop = r->stop;
         if (!stop) { /* open the chunk: from now on either thread may read its blocks */
             slot->claimed = 0;
-            slot->finished = 0;
+            for (int block = 0; block < BLOCKS; block++) {
+                slot->ready[block] = 0;
+            }
             __atomic_store_n(&slot->tag, chunk, __ATOMIC_RELEASE);
             pthread_cond_broadcast(&r->cond);
         }
@@ -1486,7 +1488,7 @@ reader_start(Reader *r, PyObject *texts, int key, Py_ssize_t first)
     r->key = key;
     r->stop = 0;
     for (int k = 0; k < 2; k++) {
-        r->slots[k].tag = r->slots[k].done = -1;
+        r->slots[k].tag = -1;
     }
     r->running = pthread_create(&r->thread, NULL, reader_main, r) == 0;
     return r->running;
@@ -1507,32 +1509,41 @@ reader_stop(Reader *r)
     r->running = 0;
 }
 
-/* The slot of chunk *chunk*, read, as this thread starts it (the helper may go on to the
- * next chunk; while it reads this one, this thread reads blocks of it too); NULL when the
- * helper does not read this one. */
+/* The slot of chunk *chunk*, as this thread starts it: the helper may go on to the next
+ * chunk. NULL when the helper does not read this one. */
 static Slot *
 reader_slot(Reader *r, Py_ssize_t chunk)
 {
     if (!r->running || chunk < r->first) {
         return NULL;
     }
-    Slot *slot = &r->slots[chunk % 2];
     pthread_mutex_lock(&r->mutex);
     if (r->allowed < chunk + 2) {
         r->allowed = chunk + 2;
         pthread_cond_broadcast(&r->cond);
     }
     pthread_mutex_unlock(&r->mutex);
+    return &r->slots[chunk % 2];
+}
+
+/* Wait until block *block* of *chunk* is read, reading blocks of it not yet claimed
+ * meanwhile. */
+static void
+reader_block(Reader *r, Slot *slot, Py_ssize_t chunk, int block)
+{
     for (;;) {
-        if (__atomic_load_n(&slot->done, __ATOMIC_ACQUIRE) == chunk) {
-            return slot;
+        if (__atomic_load_n(&slot->tag, __ATOMIC_ACQUIRE) == chunk) {
+            if (__atomic_load_n(&slot->ready[block], __ATOMIC_ACQUIRE)) {
+                return;
+            }
+            if (read_one(r, slot, chunk)) {
+                continue;
+            }
         }
-        if (__atomic_load_n(&slot->tag, __ATOMIC_ACQUIRE) == chunk && read_one(r, slot, chunk)) {
-            continue;
-        }
-        pthread_mutex_lock(&r->mutex); /* nothing left to claim: wait for the chunk */
-        while (__atomic_load_n(&slot->done, __ATOMIC_ACQUIRE) != chunk &&
-               !(slot->tag == chunk && __atomic_load_n(&slot->claimed, __ATOMIC_ACQUIRE) < BLOCKS)) {
+        pthread_mutex_lock(&r->mutex); /* nothing to claim: wait for the block */
+        while (!(__atomic_load_n(&slot->tag, __ATOMIC_ACQUIRE) == chunk &&
+                 (__atomic_load_n(&slot->ready[block], __ATOMIC_ACQUIRE) ||
+                  __atomic_load_n(&slot->claimed, __ATOMIC_ACQUIRE) < BLOCKS))) {
             pthread_cond_wait(&r->cond, &r->mutex);
         }
         pthread_mutex_unlock(&r->mutex);
@@ -1553,6 +1564,8 @@ bulk_items(PyObject *texts, int want_key, int report)
     if (out == NULL) {
         return NULL;
     }
+    /* (a long list's slots are a fresh mapping too: 80 MB for 10,000,000 answers) */
+    huge_pages((char *)((PyListObject *)out)->ob_item, size * (Py_ssize_t)sizeof(PyObject *));
 #ifdef READER
     Reader *reader = NULL;
     Slot *slot = NULL;
@@ -1580,9 +1593,6 @@ bulk_items(PyObject *texts, int want_key, int report)
         PyObject *answer = NULL;
 #ifdef READER
         Py_ssize_t j = index % CHUNK_ITEMS;
-        if (j % BLOCK_ITEMS == 0) {
-            made = 0; /* (a block's MADE answers start its part of the bytes) */
-        }
         if (reader != NULL && j == 0) {
             Py_ssize_t chunk = index / CHUNK_ITEMS;
             if (!reader->running && chunk >= resume && starts < READER_STARTS &&
@@ -1590,6 +1600,12 @@ bulk_items(PyObject *texts, int want_key, int report)
                 starts += reader_start(reader, texts, want_key, chunk + 1);
             }
             slot = index < reader->size ? reader_slot(reader, chunk) : NULL;
+        }
+        if (j % BLOCK_ITEMS == 0) {
+            made = 0; /* (a block's MADE answers start its part of the bytes) */
+            if (slot != NULL) {
+                reader_block(reader, slot, index / CHUNK_ITEMS, (int)(j / BLOCK_ITEMS));
+            }
         }
         if (slot != NULL && slot->how[j] == MADE) {
             Py_ssize_t from = made;
