@@ -20,9 +20,9 @@
  * The state: the name as written, and the key (the name with ASCII letters lower-cased,
  * 004 ch. 3). Strings only, so no reference cycles: the type needs no GC support.
  *
- * The bulk loop (normalize_many, parse_many) reads a long list with a second thread and
- * takes its answers' memory from huge pages; arrow_many reads Arrow buffers without the
- * GIL. Each says why and how where it is defined.
+ * The bulk loop (normalize_many, parse_many) reads a long list with a second thread;
+ * arrow_many reads Arrow buffers without the GIL. Each says why and how where it is
+ * defined.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1127,173 +1127,6 @@ take_raised(void)
 #endif
 }
 
-/* Where a bulk call's answers live (issue 15). Most answers are new strings, and CPython
- * takes small objects from 1 MiB arenas that it maps one at a time; on Linux the first
- * write to each 4 KiB page of a fresh arena is a page fault, and here one costs about
- * 2.5 us: making a copy of each of a million 30-character strings took 98 ns per string,
- * 60 of them in the kernel. So while a large bulk call runs, the interpreter's arenas come
- * from mappings aligned to and marked for 2 MiB pages (one fault per 2 MiB; the same
- * copies, 40 ns). They are ordinary arenas, filled and emptied by CPython as any other,
- * and used by whatever it allocates meanwhile; one is unmapped when CPython frees it, as
- * its own are, and the part of a mapping not handed out is unmapped when the call ends.
- * The hook stays in place once set (a pointer comparison per arena CPython maps or frees)
- * and hands every other arena to the allocator it found. Linux with transparent huge
- * pages only; elsewhere, and in free-threaded builds (no arenas), nothing changes. CPython
- * calls the hook holding a GIL; a lock keeps the pool whole should interpreters with GILs
- * of their own call it at once (one lock per arena: nothing measurable). */
-#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(Py_GIL_DISABLED)
-#include <pthread.h>
-#define ARENA_POOL 1
-#define POOL_CHUNK ((size_t)64 << 20)
-#define POOL_HUGE ((size_t)2 << 20)
-#define POOL_AT_LEAST 65536 /* items: below this a call keeps CPython's own arenas */
-
-typedef struct {
-    char *start;     /* POOL_CHUNK bytes, 64 arenas of POOL_CHUNK / 64 */
-    uint64_t handed; /* the arenas handed out and not yet freed */
-} Chunk;
-
-static PyObjectArenaAllocator their_arenas; /* what was in place before the hook */
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static int pool_hooked, pool_on;
-static Chunk *chunks;
-static Py_ssize_t chunk_count, chunk_room;
-static Py_ssize_t pool_slot = -1; /* the newest chunk's next arena (-1: none open) */
-
-#define POOL_ARENA (POOL_CHUNK / 64)
-
-/* Unmap the arenas the newest chunk has not handed out, and forget chunks with none live.
- * (A freed arena's place may be mapped again by anyone: only a set bit says an arena at
- * that address is the pool's.) */
-static void
-pool_close(void)
-{
-    if (pool_slot >= 0 && pool_slot < 64) {
-        char *rest = chunks[chunk_count - 1].start + (size_t)pool_slot * POOL_ARENA;
-        (void)munmap(rest, (size_t)(64 - pool_slot) * POOL_ARENA);
-    }
-    pool_slot = -1;
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t i = 0; i < chunk_count; i++) {
-        if (chunks[i].handed != 0) {
-            chunks[kept++] = chunks[i];
-        }
-    }
-    chunk_count = kept;
-}
-
-/* A new chunk, 2 MiB-aligned and marked for huge pages; 0 if none could be mapped. */
-static int
-pool_open(void)
-{
-    if (chunk_count == chunk_room) {
-        Py_ssize_t room = chunk_room * 2 + 8;
-        Chunk *more = PyMem_RawRealloc(chunks, (size_t)room * sizeof(Chunk));
-        if (more == NULL) {
-            return 0;
-        }
-        chunks = more;
-        chunk_room = room;
-    }
-    char *mapped = mmap(NULL, POOL_CHUNK + POOL_HUGE, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) {
-        return 0;
-    }
-    char *start = (char *)(((uintptr_t)mapped + POOL_HUGE - 1) & ~(uintptr_t)(POOL_HUGE - 1));
-    if (start > mapped) {
-        (void)munmap(mapped, (size_t)(start - mapped));
-    }
-    (void)munmap(start + POOL_CHUNK, (size_t)(mapped + POOL_HUGE - start));
-    (void)madvise(start, POOL_CHUNK, MADV_HUGEPAGE);
-    pool_close(); /* the previous chunk's rest */
-    chunks[chunk_count++] = (Chunk){start, 0};
-    pool_slot = 0;
-    return 1;
-}
-
-static void *
-pool_alloc(void *Py_UNUSED(ctx), size_t size)
-{
-    char *arena = NULL;
-    pthread_mutex_lock(&pool_lock);
-    if (pool_on && size == POOL_ARENA && ((pool_slot >= 0 && pool_slot < 64) || pool_open())) {
-        Chunk *chunk = &chunks[chunk_count - 1];
-        chunk->handed |= (uint64_t)1 << pool_slot;
-        arena = chunk->start + (size_t)pool_slot++ * POOL_ARENA;
-    }
-    pthread_mutex_unlock(&pool_lock);
-    return arena != NULL ? arena : their_arenas.alloc(their_arenas.ctx, size);
-}
-
-static void
-pool_free(void *Py_UNUSED(ctx), void *arena, size_t size)
-{
-    int ours = 0;
-    pthread_mutex_lock(&pool_lock);
-    for (Py_ssize_t i = 0; size == POOL_ARENA && i < chunk_count; i++) {
-        uintptr_t at = (uintptr_t)arena - (uintptr_t)chunks[i].start;
-        uint64_t bit = at < POOL_CHUNK && at % POOL_ARENA == 0
-                           ? (uint64_t)1 << (at / POOL_ARENA) : 0;
-        if (chunks[i].handed & bit) {
-            (void)munmap(arena, size);
-            chunks[i].handed &= ~bit;
-            if (chunks[i].handed == 0 && pool_slot < 0) { /* (none open: order is free) */
-                chunks[i] = chunks[--chunk_count];
-            }
-            ours = 1;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&pool_lock);
-    if (!ours) {
-        their_arenas.free(their_arenas.ctx, arena, size);
-    }
-}
-
-/* Arenas from the pool while a bulk call of about *items* answers runs: 1 when this call
- * turned the pool on (then pool_stop() when it ends), 0 otherwise. */
-static int
-pool_start(Py_ssize_t items)
-{
-    int started = 0;
-    pthread_mutex_lock(&pool_lock);
-    if (!pool_on && items >= POOL_AT_LEAST) {
-        if (!pool_hooked) {
-            PyObject_GetArenaAllocator(&their_arenas);
-            PyObjectArenaAllocator hook = {NULL, pool_alloc, pool_free};
-            PyObject_SetArenaAllocator(&hook);
-            pool_hooked = 1;
-        }
-        pool_on = started = 1;
-    }
-    pthread_mutex_unlock(&pool_lock);
-    return started;
-}
-
-static void
-pool_stop(void)
-{
-    pthread_mutex_lock(&pool_lock);
-    pool_on = 0;
-    pool_close();
-    pthread_mutex_unlock(&pool_lock);
-}
-#else
-static int
-pool_start(Py_ssize_t Py_UNUSED(items))
-{
-    return 0;
-}
-
-static void
-pool_stop(void)
-{
-}
-#endif
-
-static void huge_pages(char *start, Py_ssize_t size);
-
 /* One answer of the bulk loop for *item*, the *index*th: see bulk(). */
 static PyObject *
 bulk_one(PyObject *item, Py_ssize_t index, int want_key, int report)
@@ -1564,8 +1397,6 @@ bulk_items(PyObject *texts, int want_key, int report)
     if (out == NULL) {
         return NULL;
     }
-    /* (a long list's slots are a fresh mapping too: 80 MB for 10,000,000 answers) */
-    huge_pages((char *)((PyListObject *)out)->ob_item, size * (Py_ssize_t)sizeof(PyObject *));
 #ifdef READER
     Reader *reader = NULL;
     Slot *slot = NULL;
@@ -1718,18 +1549,10 @@ bulk(PyObject *args, int want_key)
     if (!configured() || !PyArg_ParseTuple(args, "Op", &texts, &report)) {
         return NULL;
     }
-    int items = PyList_CheckExact(texts) || PyTuple_CheckExact(texts);
-    Py_ssize_t hint = items ? Py_SIZE(texts) : PyObject_LengthHint(texts, 0);
-    if (hint < 0) {
-        return NULL;
+    if (PyList_CheckExact(texts) || PyTuple_CheckExact(texts)) {
+        return bulk_items(texts, want_key, report);
     }
-    int pooled = pool_start(hint);
-    PyObject *out = items ? bulk_items(texts, want_key, report)
-                          : bulk_iterated(texts, want_key, report);
-    if (pooled) {
-        pool_stop();
-    }
-    return out;
+    return bulk_iterated(texts, want_key, report);
 }
 
 /* Ask for huge pages under a large answer buffer about to be written (Linux, where
