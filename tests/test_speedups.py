@@ -142,31 +142,44 @@ def test_parse_and_normalize_agree_with_the_reference(text: str) -> None:
 # The C reader checks and copies a suffix eight bytes at a time, and its last partial word
 # as an overlapping one: every suffix length around the word size, with the character that
 # decides (refused, an escape, a capital) at the end, at the start and nowhere.
-_WORD_EDGES = [
-    head + "10.1000/" + body
-    for head in ["", "doi:", "https://doi.org/"]
-    for length in range(20)
-    for body in (
-        "a" * length,
-        "a" * length + "#",
-        "a" * length + "%3C",
-        "a" * length + "Q",
-        "#" + "a" * length,
-        "Q" + "a" * length,
-        "a" * length + " ",
-        "a" * length + "\x7f",
-    )
-] + [
-    # The C reader counts a name's escapes as it checks the text and writes the name eight
-    # bytes at a time up to the next one: escapes whole, cut short, doubled, or decoding to
-    # what no name holds, at each place around the word size.
-    head + "10.1000" + separator + "a" * length + escape + "b" * after
-    for head in ["doi:", "https://doi.org/", "urn:doi:"]
-    for separator in ["/", "%2F", ":"]
-    for length in (0, 1, 6, 7, 8, 9, 15, 16, 17)
-    for escape in ("%", "%4", "%41", "%%", "%%41", "%4%41", "%41%", "%zz", "%7F", "%1F", "%20")
-    for after in (0, 1, 8)
-]
+_WORD_EDGES = (
+    [
+        head + "10.1000/" + body
+        for head in ["", "doi:", "https://doi.org/"]
+        for length in range(20)
+        for body in (
+            "a" * length,
+            "a" * length + "#",
+            "a" * length + "%3C",
+            "a" * length + "Q",
+            "#" + "a" * length,
+            "Q" + "a" * length,
+            "a" * length + " ",
+            "a" * length + "\x7f",
+        )
+    ]
+    + [
+        # The C reader counts a name's escapes as it checks the text and writes the name eight
+        # bytes at a time up to the next one: escapes whole, cut short, doubled, or decoding to
+        # what no name holds, at each place around the word size.
+        head + "10.1000" + separator + "a" * length + escape + "b" * after
+        for head in ["doi:", "https://doi.org/", "urn:doi:"]
+        for separator in ["/", "%2F", ":"]
+        for length in (0, 1, 6, 7, 8, 9, 15, 16, 17)
+        for escape in ("%", "%4", "%41", "%%", "%%41", "%4%41", "%41%", "%zz", "%7F", "%1F", "%20")
+        for after in (0, 1, 8)
+    ]
+    + [
+        # More '%' than a name of escapes could hold, after a long prefix: the name's length as
+        # counted is shorter than the prefix (a review's overflow: the URN's prefix was copied
+        # before any check).
+        head + "10." + "1" * digits + separator + "%" * percents
+        for head in ["urn:doi:", "doi:", "https://doi.org/"]
+        for separator in [":", "/", "%2F"]
+        for digits in (1, 4, 9, 40)
+        for percents in (1, 2, 3, 4, 5, 9, 17, 41, 60)
+    ]
+)
 
 
 @pytest.mark.parametrize("text", _WORD_EDGES)
@@ -542,6 +555,8 @@ def test_long_lists_of_every_size_around_the_thresholds(size: int) -> None:
         "urn:doi:10.1000:Q",
     ]
     long = [forms[i % len(forms)] for i in range(size)]
+    for place in range(4095, size, 5000):  # (a text that overflowed the reader's block once)
+        long[place] = "urn:doi:10." + "1" * 300 + ":" + "%" * 300
     expected = [_per_name(_doi._py_normalize, text) for text in long]
     assert _same(_speedups.normalize_many(long, REPORT), expected)
 

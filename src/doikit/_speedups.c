@@ -27,6 +27,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h> /* offsetof */
+#if defined(_MSC_VER)
+#include <intrin.h> /* _BitScanForward64 */
+#endif
 #if defined(__linux__)
 #include <sys/mman.h> /* madvise */
 #endif
@@ -310,16 +313,38 @@ marked_bytes(uint64_t mask)
     return (Py_ssize_t)(((mask >> 7) * ONES) >> 56);
 }
 
-/* The first byte (lowest address) a non-zero mask of high bits marks. */
+/* The first byte (lowest address) a non-zero mask of high bits of a word read by load8()
+ * marks: the lowest-order one on a little-endian machine, the highest-order on a
+ * big-endian one. */
 static inline Py_ssize_t
 first_marked(uint64_t mask)
 {
-#if defined(_MSC_VER)
+#if PY_BIG_ENDIAN
+    Py_ssize_t first = 0;
+    while (!(mask & (HIGHS & ~(HIGHS >> 8)) >> (8 * first))) {
+        first++;
+    }
+    return first;
+#elif defined(_MSC_VER)
     unsigned long bit;
     _BitScanForward64(&bit, mask);
     return (Py_ssize_t)(bit / 8);
 #else
     return (Py_ssize_t)(__builtin_ctzll(mask) / 8);
+#endif
+}
+
+/* The bytes of a word read by load8() at the *seen* lowest addresses, cleared. */
+static inline uint64_t
+unseen_bytes(uint64_t word, Py_ssize_t seen)
+{
+    if (seen == 0) {
+        return word;
+    }
+#if PY_BIG_ENDIAN
+    return word & (~(uint64_t)0 >> (8 * seen));
+#else
+    return word & (~(uint64_t)0 << (8 * seen));
 #endif
 }
 
@@ -413,8 +438,7 @@ quick_shape(const Py_UCS1 *s, Py_ssize_t n, Shape *shape)
             uint64_t w = load8(s + n - 8);
             bad |= any_below(w, '!') | any_above(w, '~') | any_equal(w, '#') | any_equal(w, '?');
             upper |= upper8(w);
-            uint64_t unseen = ~(uint64_t)0 << 8 * (at - (n - 8));
-            percents += marked_bytes(exact_equal(w, '%') & unseen);
+            percents += marked_bytes(unseen_bytes(exact_equal(w, '%'), at - (n - 8)));
             at = n;
         }
         for (; at < n; at++) {
@@ -428,7 +452,7 @@ quick_shape(const Py_UCS1 *s, Py_ssize_t n, Shape *shape)
             return 0;
         }
     }
-    if (n - start - 2 * percents < 1) { /* (malformed escapes) */
+    if (3 * percents > n - prefix_end) { /* (malformed escapes: each takes three bytes) */
         return 0;
     }
     shape->start = start;
@@ -452,6 +476,9 @@ quick_copy(const Py_UCS1 *s, Py_ssize_t n, const Shape *shape, int key, Py_UCS1 
 {
     Py_ssize_t length = 0, at = shape->start, room = shape->length;
     if (shape->urn) {
+        if (room < shape->prefix_end - at + 1) { /* (only where an escape is malformed) */
+            return -1;
+        }
         memcpy(out, s + at, (size_t)(shape->prefix_end - at)); /* digits and dots */
         length = shape->prefix_end - at;
         out[length++] = '/';
@@ -492,7 +519,7 @@ quick_copy(const Py_UCS1 *s, Py_ssize_t n, const Shape *shape, int key, Py_UCS1 
         out[length++] = key ? lower_ascii(c) : c;
         at += 3;
     }
-    return 0;
+    return length == room ? 0 : -1; /* (every byte of the name written, or undecided) */
 }
 
 /* The name in *text* when it has one of _QUICK's shapes and is ASCII (a new reference), or
@@ -1165,8 +1192,9 @@ bulk_one(PyObject *item, Py_ssize_t index, int want_key, int report)
  * Python parser (whose Python code may let another thread change the list), the helper
  * is stopped and joined, what it read is no longer used, and a new one starts two chunks
  * later. An answer is taken from the helper only for the very object it read at that
- * place. POSIX threads only; elsewhere, or with one CPU to run on, one thread reads. */
-#if defined(__unix__) || defined(__APPLE__)
+ * place. POSIX threads only, and not in free-threaded builds (where no GIL keeps the list
+ * still while the helper reads it); elsewhere, or with one CPU to run on, one thread reads. */
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(Py_GIL_DISABLED)
 #include <pthread.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -1397,6 +1425,11 @@ bulk_items(PyObject *texts, int want_key, int report)
     if (out == NULL) {
         return NULL;
     }
+    /* Its places are empty until they are filled, and the Python parser may let another
+     * thread look through the collector's objects meanwhile (gc.get_objects()): out of
+     * the collector's sight until it is whole, as a tuple being built would be. */
+    PyObject_GC_UnTrack(out);
+    int failed = 0;
 #ifdef READER
     Reader *reader = NULL;
     Slot *slot = NULL;
@@ -1490,16 +1523,22 @@ bulk_items(PyObject *texts, int want_key, int report)
     }
     goto done;
 failed:
-    Py_CLEAR(out);
+    failed = 1;
 done:
 #ifdef READER
-    if (reader != NULL) {
+    if (reader != NULL) { /* (before the answers go: an InvalidDOI's release may run code) */
         reader_stop(reader);
         pthread_cond_destroy(&reader->cond);
         pthread_mutex_destroy(&reader->mutex);
         PyMem_RawFree(reader);
     }
 #endif
+    if (failed) {
+        Py_CLEAR(out);
+    }
+    else {
+        PyObject_GC_Track(out);
+    }
     return out;
 }
 
@@ -1549,9 +1588,11 @@ bulk(PyObject *args, int want_key)
     if (!configured() || !PyArg_ParseTuple(args, "Op", &texts, &report)) {
         return NULL;
     }
+#ifndef Py_GIL_DISABLED /* (there, only an iterator reads a list that others may change) */
     if (PyList_CheckExact(texts) || PyTuple_CheckExact(texts)) {
         return bulk_items(texts, want_key, report);
     }
+#endif
     return bulk_iterated(texts, want_key, report);
 }
 
