@@ -29,6 +29,7 @@ from doikit import DOI, Found, InvalidDOI, _doi, _extract, _present
 from doikit._doi import DOIState
 from test_extract import EDGES as EXTRACT_EDGES
 from test_extract import PIECES as EXTRACT_PIECES
+from test_properties import _answer, _one
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -496,27 +497,13 @@ QUICK_FORMS = [
 ]
 
 
-def _per_name(one: Callable[[str], str], text: str | None) -> str | InvalidDOI | None:
-    if text is None:
-        return None
-    try:
-        return one(text)
-    except InvalidDOI as exc:
-        return exc
-
-
-def _same(got: Sequence[object], expected: Sequence[object]) -> bool:
-    def view(items: Sequence[object]) -> list[object]:
-        return [
-            ("invalid", item.code, item.position, str(item))
-            if isinstance(item, InvalidDOI)
-            else item
-            for item in items
-        ]
-
-    return all(type(a) is type(b) for a, b in zip(got, expected, strict=True)) and view(
-        got
-    ) == view(expected)
+def _answers(got: Sequence[object]) -> list[tuple[str, object]]:
+    """The bulk functions' answers as test_properties compares them with the per-name
+    functions' (_one), each name an exact str."""
+    assert all(
+        type(item) is str for item in got if item is not None and not isinstance(item, InvalidDOI)
+    )
+    return [_answer(cast("str | InvalidDOI | None", item)) for item in got]
 
 
 @settings(max_examples=12, deadline=None)
@@ -535,11 +522,11 @@ def test_long_lists_get_exactly_the_per_name_answers(texts: list[str | None], se
         (_speedups.normalize_many, _doi._py_normalize),
         (_speedups.parse_many, _present.parse),
     ):
-        answers = {text: _per_name(one, text) for text in texts}
+        answers = {text: _one(one, text) for text in texts}
         expected = [answers[text] for text in long]
-        assert _same(many(long, REPORT), expected)
-        assert _same(many(tuple(long), REPORT), expected)
-        assert many(long, QUIET) == [a if isinstance(a, str) else None for a in expected]
+        assert _answers(many(long, REPORT)) == expected
+        assert _answers(many(tuple(long), REPORT)) == expected
+        assert many(long, QUIET) == [answer if kind == "ok" else None for kind, answer in expected]
 
 
 @pytest.mark.parametrize("size", [16_383, 16_384, 16_385, 4096 * 17 + 1])
@@ -557,8 +544,8 @@ def test_long_lists_of_every_size_around_the_thresholds(size: int) -> None:
     long = [forms[i % len(forms)] for i in range(size)]
     for place in range(4095, size, 5000):  # (a text that overflowed the reader's block once)
         long[place] = "urn:doi:10." + "1" * 300 + ":" + "%" * 300
-    expected = [_per_name(_doi._py_normalize, text) for text in long]
-    assert _same(_speedups.normalize_many(long, REPORT), expected)
+    expected = [_one(_doi._py_normalize, text) for text in long]
+    assert _answers(_speedups.normalize_many(long, REPORT)) == expected
 
 
 def test_an_item_that_is_no_text_stops_a_long_list_cleanly() -> None:

@@ -1183,6 +1183,20 @@ bulk_one(PyObject *item, Py_ssize_t index, int want_key, int report)
 #define PREFETCH(address) __builtin_prefetch(address)
 #endif
 
+/* Fetch the item AHEAD places after item *i* of *items* (up to *end*) into the cache, its
+ * header and the start of its text: each is an object of its own, wherever the allocator
+ * put it. */
+enum { AHEAD = 16 };
+static inline void
+prefetch_item(PyObject *const *items, Py_ssize_t i, Py_ssize_t end)
+{
+    if (i + AHEAD < end) {
+        const char *ahead = (const char *)items[i + AHEAD];
+        PREFETCH(ahead);
+        PREFETCH(ahead + 64);
+    }
+}
+
 /* A second reader (issue 15). The answers' strings must be made holding the GIL, one after
  * another; reading the texts need not be. So for a long list or tuple a helper thread
  * reads the texts of the chunk ahead (quick_shape and quick_copy, into a buffer of its own)
@@ -1253,17 +1267,13 @@ two_cpus(void)
 static void
 read_block(Reader *r, Slot *slot, Py_ssize_t chunk, int block)
 {
-    enum { AHEAD = 32 };
     Py_ssize_t begin = chunk * CHUNK_ITEMS + block * BLOCK_ITEMS;
     Py_ssize_t end = Py_MIN(Py_MIN(begin + BLOCK_ITEMS, r->size), Py_SIZE(r->texts));
     PyObject **items = PySequence_Fast_ITEMS(r->texts);
     Py_UCS1 *bytes = slot->bytes + (size_t)block * BLOCK_BYTES;
     Py_ssize_t used = 0, j = (Py_ssize_t)block * BLOCK_ITEMS;
     for (Py_ssize_t i = begin; i < end; i++, j++) {
-        if (i + AHEAD < end) {
-            PREFETCH((const char *)items[i + AHEAD]);
-            PREFETCH((const char *)items[i + AHEAD] + 64);
-        }
+        prefetch_item(items, i, end);
         PyObject *item = items[i];
         slot->seen[j] = item;
         slot->how[j] = UNREAD;
@@ -1413,13 +1423,12 @@ reader_block(Reader *r, Slot *slot, Py_ssize_t chunk, int block)
 #endif
 
 /* The answers for a list or a tuple, read in place (with a helper where one can run; see
- * above): the items a few places ahead are fetched into the cache while one is read (each
- * is a separate object, wherever the allocator put it). The list is read as a list
- * iterator would, should it change size meanwhile (the Python parser runs Python code). */
+ * above), the items ahead fetched into the cache while one is read. The list is read as a
+ * list iterator would, should it change size meanwhile (the Python parser runs Python
+ * code). */
 static PyObject *
 bulk_items(PyObject *texts, int want_key, int report)
 {
-    enum { AHEAD = 16 };
     Py_ssize_t size = Py_SIZE(texts);
     PyObject *out = PyList_New(size);
     if (out == NULL) {
@@ -1449,10 +1458,7 @@ bulk_items(PyObject *texts, int want_key, int report)
     Py_ssize_t index = 0;
     for (; index < Py_SIZE(texts); index++) {
         PyObject **items = PySequence_Fast_ITEMS(texts);
-        if (index + AHEAD < Py_SIZE(texts)) {
-            PREFETCH((const char *)items[index + AHEAD]);
-            PREFETCH((const char *)items[index + AHEAD] + 64);
-        }
+        prefetch_item(items, index, Py_SIZE(texts));
         PyObject *item = items[index];
         PyObject *answer = NULL;
 #ifdef READER
@@ -1486,17 +1492,17 @@ bulk_items(PyObject *texts, int want_key, int report)
         else if (slot != NULL && slot->how[j] == ITSELF && slot->seen[j] == item) {
             answer = Py_NewRef(item);
         }
-        if (answer == NULL && item != Py_None) {
-            answer = quick_name(item, want_key); /* C only */
+        if (answer == NULL && item != Py_None && reader != NULL && reader->running) {
+            answer = quick_name(item, want_key); /* C only: the helper may go on */
             if (answer == NULL && PyErr_Occurred()) {
                 goto failed;
             }
-        }
-        if (answer == NULL && item != Py_None && reader != NULL && reader->running) {
-            /* The Python parser may run, or an error be raised: no helper meanwhile. */
-            reader_stop(reader);
-            slot = NULL;
-            resume = index / CHUNK_ITEMS + 2;
+            if (answer == NULL) {
+                /* The Python parser may run, or an error be raised: no helper meanwhile. */
+                reader_stop(reader);
+                slot = NULL;
+                resume = index / CHUNK_ITEMS + 2;
+            }
         }
 #endif
         if (answer == NULL) {
