@@ -7,7 +7,9 @@ Inputs: the mix users with web-harvested data have (issue 15): a sixth are
 %3A``), the rest bare names, ``doi:``, ``DOI: `` and ``http://dx.doi.org/`` URLs, from a
 fixed seed. Each round times, on the same names, idutils's loop (``normalize_doi`` per name, its
 errors caught, as its users write it), doikit's per-name loop (``normalize`` per name), the
-bulk call (``normalize_many``, one call for the whole list) and the column paths:
+bulk call (``normalize_many``, one call for the whole list), CPython's own
+``list(map(str.lower, names))`` (a new string per name and nothing read: a floor for any list
+of new strings) and the column paths:
 ``doikit.arrow.normalize`` on a chunked array, the Polars namespace on a frame and DuckDB's
 ``doi_normalize`` on an Arrow table, and beside it DuckDB's floor: an Arrow UDF that answers
 nulls without reading anything; the best round counts.
