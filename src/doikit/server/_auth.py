@@ -14,7 +14,7 @@ Two kinds of caller write to ``doikit serve``:
 
 Secret keys are stored as a salted scrypt hash (never the key), compared in constant time;
 a key stored in clear, as a HANDLE.NET export has it, is compared in constant time too.
-Repeated failures for one identity are answered ever more slowly.
+Repeated failures for one handle are answered ever more slowly (:class:`Throttle`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import os
 import secrets
 import time
 from collections import OrderedDict
@@ -42,7 +43,7 @@ from doikit.handle import (
 from doikit.server._http import Refused
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Awaitable, Callable, Iterable
 
     from starlette.requests import Request
 
@@ -74,9 +75,20 @@ _CHALLENGE: Final = {"WWW-Authenticate": 'Basic realm="handle", Bearer realm="do
 # scrypt at n=2**15, r=8, p=1: 32 MiB and about 0.1 s per check, once per key and process.
 _SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 << 20, "dklen": 32}
 _SCHEME: Final = "doikit-scrypt"
-# Failures beyond this many per identity within _FAILURE_WINDOW seconds are answered late.
+# Attempts for one handle after this many failures within _FAILURE_WINDOW seconds are
+# answered late: 0.5 s, doubling with each further failure, up to _MAX_DELAY.
 _FREE_FAILURES: Final = 5
 _FAILURE_WINDOW: Final = 300.0
+_MAX_DELAY: Final = 8.0
+# Checks of one handle, and from one client address, that may run at once; more are refused
+# at once (nothing is checked, so nothing is learnt), and so are checks beyond _MAX_QUEUED
+# waiting for one of the _WORKERS scrypt threads.
+_PER_NAME: Final = 2
+_PER_ADDRESS: Final = 4
+_WORKERS: Final = max(1, min(4, os.cpu_count() or 1))
+_MAX_QUEUED: Final = 64
+# Handles (and addresses) whose failures are remembered, least recently failed forgotten first.
+_MAX_TRACKED: Final = 100_000
 _MAX_GROUP_LOOKUPS: Final = 32
 _MAX_KEYS: Final = 4
 
@@ -133,6 +145,117 @@ def _check_secret(stored: bytes, given: bytes) -> bool:
     return hmac.compare_digest(want, got)
 
 
+def failure_delay(failures: int) -> float:
+    """Seconds to wait before checking a key for a handle that has failed *failures* times
+    within the window: none for the first few, then doubling up to a ceiling (any count).
+
+    >>> [failure_delay(n) for n in (0, 4, 5, 6, 7, 2000)]
+    [0.0, 0.0, 0.5, 1.0, 2.0, 8.0]
+    """
+    beyond = failures + 1 - _FREE_FAILURES
+    if beyond <= 0:
+        return 0.0
+    return min(0.25 * 2.0 ** min(beyond, 16), _MAX_DELAY)
+
+
+class Throttle:
+    """Checks secret keys for Handle identities and answers guesses ever later.
+
+    * Failures are counted per **handle**, whatever index is named (``0:``, ``300:`` and
+      ``301:`` of one handle share a bucket), for handles with and without keys alike.
+    * The delay is served **before** the scrypt, so guesses cost the guesser time first; at
+      most :data:`_PER_NAME` checks of one handle and :data:`_PER_ADDRESS` from one client
+      run at once, and the scrypts of all share :data:`_WORKERS` threads with at most
+      :data:`_MAX_QUEUED` waiting; beyond these a check is refused at once, unchecked.
+    * A handle without a key costs the same scrypt (against a key nobody holds) as one with,
+      so the answer's time does not tell which names hold a key.
+    * A key that has been right before answers from memory, at once, whoever failed since.
+    """
+
+    def __init__(self, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self._sleep = sleep
+        self._verified: OrderedDict[tuple[bytes, bytes], None] = OrderedDict()
+        self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._running: dict[str, int] = {}
+        self._pending: dict[tuple[str, bytes], asyncio.Future[bool]] = {}
+        self._workers = asyncio.Semaphore(_WORKERS)
+        self._queued = 0
+        self._decoy = hash_secret(new_secret()).encode()
+
+    async def check(self, name: str, keys: list[bytes], secret: bytes, address: str) -> bool:
+        """Whether *secret* is one of *keys* (HS_SECKEY data) of the handle *name*, asked
+        from *address*. Concurrent checks of the same name and secret share one answer."""
+        given = hashlib.sha256(secret).digest()
+        for key in keys:
+            if (key, given) in self._verified:
+                self._verified.move_to_end((key, given))
+                return True
+        pending = self._pending.get((name, given))
+        if pending is not None:
+            return await asyncio.shield(pending)
+        slots = ("name " + name, "address " + address)
+        if self._running.get(slots[0], 0) >= _PER_NAME or (
+            self._running.get(slots[1], 0) >= _PER_ADDRESS
+        ):
+            return False
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending[name, given] = answer
+        for slot in slots:
+            self._running[slot] = self._running.get(slot, 0) + 1
+        right = False
+        try:
+            right = await self._check(name, keys, secret, given)
+        finally:
+            answer.set_result(right)
+            del self._pending[name, given]
+            for slot in slots:
+                self._running[slot] -= 1
+                if not self._running[slot]:
+                    del self._running[slot]
+        return right
+
+    async def _check(self, name: str, keys: list[bytes], secret: bytes, given: bytes) -> bool:
+        failures, last = self._failures.get(name, (0, 0.0))
+        if time.monotonic() - last > _FAILURE_WINDOW:
+            failures = 0
+        await self._sleep(failure_delay(failures))
+        right = await self._compare(keys, secret)
+        if right is None:
+            return False
+        if right:
+            self._verified[right, given] = None
+            if len(self._verified) > 256:
+                self._verified.popitem(last=False)
+            return True
+        failures, last = self._failures.pop(name, (0, 0.0))
+        if time.monotonic() - last > _FAILURE_WINDOW:
+            failures = 0
+        self._failures[name] = (failures + 1, time.monotonic())
+        if len(self._failures) > _MAX_TRACKED:
+            self._failures.popitem(last=False)
+        return False
+
+    async def _compare(self, keys: list[bytes], secret: bytes) -> bytes | None:
+        """The key among *keys* that *secret* is (``b""`` for none), comparing every hashed
+        key (the decoy when there is none); ``None`` when too many checks wait already."""
+        if self._queued >= _MAX_QUEUED:
+            return None
+        self._queued += 1
+        try:
+            async with self._workers:
+                hashed = [k for k in keys if is_hashed_secret(k)] or [self._decoy]
+                found = b""
+                for key in hashed:
+                    if await asyncio.to_thread(_check_secret, key, secret) and key != self._decoy:
+                        found = found or key
+                for key in keys:
+                    if not is_hashed_secret(key) and _check_secret(key, secret):
+                        found = found or key
+                return found
+        finally:
+            self._queued -= 1
+
+
 @dataclass(frozen=True, slots=True)
 class Caller:
     """Who is asking: a bearer token's prefixes, or a Handle identity ``(index, handle)``."""
@@ -178,8 +301,7 @@ class Authority:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._verified: OrderedDict[tuple[bytes, bytes], float] = OrderedDict()
-        self._failures: dict[str, tuple[int, float]] = {}
+        self._throttle = Throttle()
 
     # --- who -------------------------------------------------------------------------------
 
@@ -202,21 +324,10 @@ class Authority:
                 " (index:handle, percent-encoded) and its secret key"
             )
         index, handle, secret = basic
-        who = f"{index}:{fold(handle)}"
         keys = await self._keys(index, handle)
-        if keys and await self._verify(keys, secret):
+        address = request.client.host if request.client else ""
+        if await self._throttle.check(fold(handle), keys, secret, address):
             return Caller(identity=(index, handle))
-        if keys:
-            # Only a real identity can be guessed at: each failure is answered later than
-            # the one before (the right key is never slowed down, whoever failed before).
-            count, last = self._failures.get(who, (0, 0.0))
-            if time.monotonic() - last > _FAILURE_WINDOW:
-                count = 0
-            if len(self._failures) > 10_000:
-                self._failures.clear()
-            self._failures[who] = (count + 1, time.monotonic())
-            if count + 1 > _FREE_FAILURES:
-                await asyncio.sleep(min(0.25 * 2 ** (count + 1 - _FREE_FAILURES), 8.0))
         raise self._unauthenticated(f"the identity {index}:{handle} or its secret key is wrong")
 
     @staticmethod
@@ -237,19 +348,6 @@ class Authority:
             and isinstance(v.data, bytes)
             and index in (0, v.index)
         ][:_MAX_KEYS]
-
-    async def _verify(self, keys: list[bytes], secret: bytes) -> bool:
-        given = hashlib.sha256(secret).digest()
-        for key in keys:
-            if (key, given) in self._verified:
-                self._verified.move_to_end((key, given))
-                return True
-            if await asyncio.to_thread(_check_secret, key, secret):
-                self._verified[key, given] = time.monotonic()
-                if len(self._verified) > 256:
-                    self._verified.popitem(last=False)
-                return True
-        return False
 
     # --- may they --------------------------------------------------------------------------
 
