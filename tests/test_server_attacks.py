@@ -6,9 +6,21 @@ Each test reproduces an attack that worked before its fix.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import resource
+import socket
 import time
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
+import httpx
+import pytest
+
+from conftest import start_server, stop_server
 from doikit.server._auth import Throttle, failure_delay, hash_secret
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_the_delay_has_a_ceiling_for_any_count_of_failures() -> None:
@@ -29,9 +41,11 @@ def test_the_throttle_holds_past_1100_failures() -> None:
 
     async def attack() -> list[bool]:
         throttle = Throttle(sleep=sleep)
-        throttle._failures["10.5555/admin"] = (1100, time.monotonic())  # noqa: SLF001 - seeded
+        throttle._failures["10.5555/admin"] = (1100, time.monotonic())
         keys = [b"the-key-in-clear"]
-        return [await throttle.check("10.5555/admin", keys, b"guess", "192.0.2.1") for _ in range(3)]
+        return [
+            await throttle.check("10.5555/admin", keys, b"guess", "192.0.2.1") for _ in range(3)
+        ]
 
     assert asyncio.run(attack()) == [False, False, False]
     assert slept == [8.0, 8.0, 8.0]  # the delay is served before each check, never skipped
@@ -83,3 +97,58 @@ def test_concurrent_checks_of_one_right_key_all_get_in() -> None:
         )
 
     assert all(asyncio.run(burst()))
+
+
+# --- slow bodies -----------------------------------------------------------------------------
+
+
+def test_a_thousand_trickling_bodies_hold_nobody_up(tmp_path: Path) -> None:
+    # 1,000 connections that sent a whole head and then trickled a declared body were never
+    # evicted: under `ulimit -n 1024` they held the server at its cap and every new client
+    # was reset for as long as they trickled.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard < 1200:
+        pytest.skip(f"this test needs 1,200 open files; the hard limit here is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    server = start_server(f"sqlite:///{tmp_path / 'db.sqlite3'}", open_files=1024)
+    parts = urlsplit(server.url)
+    address = (parts.hostname or "", parts.port or 0)
+    head = (
+        b"PUT /api/handles/10.5555/trickle HTTP/1.1\r\nHost: x\r\n"
+        b"Authorization: Bearer " + server.token.encode() + b"\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+    )
+    trickling: list[socket.socket] = []
+    try:
+        for _ in range(1000):
+            sock = socket.create_connection(address)
+            sock.sendall(head)
+            trickling.append(sock)
+        for _ in range(8):  # trickle a byte a second each, and ask meanwhile
+            for sock in trickling:
+                with contextlib.suppress(OSError):
+                    sock.send(b" ")
+            started = time.monotonic()
+            r = httpx.get(server.url + "/api/handles/10.1000/1", timeout=2)
+            assert r.status_code == 200
+            assert time.monotonic() - started < 1
+            time.sleep(1)
+        # Past the grace, the sweep has closed every one of them.
+        closed = 0
+        for sock in trickling:
+            sock.settimeout(0)
+            try:
+                closed += sock.recv(1) == b""
+            except BlockingIOError:
+                pass
+            except ConnectionError:
+                closed += 1
+        assert closed > 900
+        assert server.process.poll() is None
+        errors = server.errors()
+        assert "Traceback" not in errors, errors[-3000:]
+    finally:
+        for sock in trickling:
+            sock.close()
+        stop_server(server)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Final
 
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
+from starlette.requests import ClientDisconnect
+from starlette.responses import Response
 from starlette.routing import Route
 
 from doikit.handle import RC_ERROR
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from starlette.requests import Request
-    from starlette.responses import Response
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("doikit.server")
@@ -262,6 +263,11 @@ def create_app(
             return api_error(RC_ERROR, exc.name, str(exc))
         return page(_pages.error("Server error", f"The record {exc.name} cannot be read."), 500)
 
+    async def gone(_request: Request, _exc: Exception) -> Response:
+        # The client left (or was closed for sending its body too slowly) while its body was
+        # read: nobody to answer, nothing to report.
+        return Response(status_code=400)
+
     async def server_error(request: Request, exc: Exception) -> Response:
         log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
         if request.url.path.startswith("/api/"):
@@ -293,6 +299,7 @@ def create_app(
             Refused: refused,
             StoreUnavailable: unavailable,
             DamagedRecordError: damaged,
+            ClientDisconnect: gone,
             Exception: server_error,
         },
     )

@@ -11,10 +11,14 @@ runs uvicorn with :class:`GuardedProtocol`, which adds, per connection:
 * a **request deadline** (:attr:`Limits.request_timeout`): from the end of the head, the
   body must arrive and the app answer within it, else the connection is closed (a body
   left unread by an early answer gets :attr:`Limits.body_timeout`);
+* a **body rate** (:attr:`Limits.body_rate`): after :attr:`Limits.body_grace` seconds, a
+  body must have arrived at this many bytes a second on average since the head, else the
+  connection is closed: a declared body trickled a byte at a time holds nothing for long;
 * a **connection cap** (:attr:`Limits.connections`, per worker): at the cap, a new
-  connection takes the place of the oldest one that has not sent a complete head, so
-  half-open connections can delay nobody for long; if every connection is busy with a
-  request, the new one is closed at once.
+  connection takes the place of the oldest one that has not sent a complete head, or else
+  of the oldest one sending a body below the body rate, so half-open and trickling
+  connections can delay nobody; if every connection is busy with a request, the new one is
+  closed at once.
 
 At start the process raises its soft file-descriptor limit to the hard one, and the cap
 defaults to what that limit leaves room for. (Under another ASGI server, ``create_app``'s
@@ -46,6 +50,8 @@ class Limits:
     head_bytes: int = 64 * 1024
     body_timeout: float = 120.0
     request_timeout: float = 120.0
+    body_rate: int = 1024
+    body_grace: float = 5.0
     connections: int = 0  # 0: as many as the file-descriptor limit leaves room for
 
     def resolved(self) -> Limits:

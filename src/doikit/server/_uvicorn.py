@@ -64,6 +64,8 @@ class GuardedProtocol(HttpToolsProtocol):
     limits: ClassVar[Limits | None] = None
     # Connections that have not sent a complete head, oldest first (dicts keep order).
     waiting: ClassVar[dict[GuardedProtocol, None]] = {}
+    # Connections receiving a request's body: when its head ended (loop time), oldest first.
+    bodies: ClassVar[dict[GuardedProtocol, float]] = {}
     # Each connection's deadline (loop time), while one runs; read by the sweep.
     deadlines: ClassVar[dict[GuardedProtocol, float]] = {}
     sweeping: ClassVar[asyncio.AbstractEventLoop | None] = None
@@ -85,6 +87,7 @@ class GuardedProtocol(HttpToolsProtocol):
         self._waiting = False
         self._head_too_big = False
         self._body_in = False
+        self._body_bytes = 0
         self._answered = False
 
     # --- the connection ---------------------------------------------------------------------
@@ -101,12 +104,16 @@ class GuardedProtocol(HttpToolsProtocol):
                     if not waiting.transport.get_write_buffer_size()
                 ),
                 None,
+            ) or next(
+                (slow for slow in GuardedProtocol.bodies if slow.body_too_slow(self.loop.time())),
+                None,
             )
             if oldest is None:
                 transport.abort()  # every connection is busy with a request
                 return
             oldest.transport.abort()
             GuardedProtocol.waiting.pop(oldest, None)
+            GuardedProtocol.bodies.pop(oldest, None)
         super().connection_made(transport)
         if GuardedProtocol.sweeping is not self.loop:
             GuardedProtocol.sweeping = self.loop
@@ -116,6 +123,7 @@ class GuardedProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         """Forget the connection and its timers."""
         GuardedProtocol.waiting.pop(self, None)
+        GuardedProtocol.bodies.pop(self, None)
         self._cancel()
         if self.transport is not None:
             super().connection_lost(exc)
@@ -174,6 +182,8 @@ class GuardedProtocol(HttpToolsProtocol):
         # request pipelined behind it in the same read must not run under that timer.
         self._unset_keepalive_if_required()
         self._arm(self._limits.request_timeout)
+        self._body_bytes = 0
+        GuardedProtocol.bodies[self] = self.loop.time()
         if GuardedProtocol.answer is not None and self._answer_now(GuardedProtocol.answer):
             return
         super().on_headers_complete()
@@ -220,8 +230,23 @@ class GuardedProtocol(HttpToolsProtocol):
         self._body_in = False
         super().on_message_begin()
 
+    def on_body(self, body: bytes) -> None:
+        """Count the body's bytes for its rate."""
+        self._body_bytes += len(body)
+        super().on_body(body)
+
+    def body_too_slow(self, now: float) -> bool:
+        """Whether this connection's body has arrived below the body rate since its head."""
+        started = GuardedProtocol.bodies.get(self)
+        if started is None or not self._limits.body_rate:
+            return False
+        if self.flow.read_paused:  # the app is not reading it yet: no fault of the client
+            return False
+        return self._body_bytes < self._limits.body_rate * (now - started)
+
     def on_message_complete(self) -> None:
         """The body is in; if the response went out already, the next head may come."""
+        GuardedProtocol.bodies.pop(self, None)
         self._body_in = True
         super().on_message_complete()
         if self._answered:
@@ -266,6 +291,7 @@ class GuardedProtocol(HttpToolsProtocol):
         self._waiting = False
         GuardedProtocol.deadlines.pop(self, None)
         GuardedProtocol.waiting.pop(self, None)
+        GuardedProtocol.bodies.pop(self, None)
         if not self.transport.is_closing():
             self.transport.close()
 
@@ -279,9 +305,15 @@ _SWEEP = 0.25
 
 
 def _sweep(loop: asyncio.AbstractEventLoop) -> None:
-    """Close every connection past its deadline; run again in :data:`_SWEEP` seconds."""
+    """Close every connection past its deadline, and every one whose body has been arriving
+    below the body rate for longer than the grace; run again in :data:`_SWEEP` seconds."""
     now = loop.time()
     late = [p for p, at in GuardedProtocol.deadlines.items() if at <= now]
+    late += [
+        p
+        for p, started in GuardedProtocol.bodies.items()
+        if now - started > p._limits.body_grace and p.body_too_slow(now)  # noqa: SLF001
+    ]
     for protocol in late:
         protocol._expire()  # noqa: SLF001 - the sweep is the class's own timer
     if not loop.is_closed():
