@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import resource
 import socket
+import threading
 import time
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -17,6 +19,7 @@ import httpx
 import pytest
 
 from conftest import start_server, stop_server
+from doikit.server import Row, open_store
 from doikit.server._auth import Throttle, failure_delay, hash_secret
 
 if TYPE_CHECKING:
@@ -152,3 +155,58 @@ def test_a_thousand_trickling_bodies_hold_nobody_up(tmp_path: Path) -> None:
             sock.close()
         stop_server(server)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+# --- broad searches --------------------------------------------------------------------------
+
+
+def test_a_leading_wildcard_over_200000_records_is_stopped_and_blocks_no_one(
+    tmp_path: Path,
+) -> None:
+    # `GET /hrls/handles?URL=*…` decoded every stored value on the event loop: 30-45 s per
+    # request over 200,000 records, and other readers slowed down meanwhile.
+    store = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+
+    async def fill() -> None:
+        opened = open_store(store)
+        await opened.open()
+        try:
+            for start in range(0, 200_000, 10_000):
+                rows = []
+                for n in range(start, start + 10_000):
+                    name = f"10.5555/many-{n}"
+                    data = {"format": "string", "value": f"https://e.org/{n}"}
+                    values = [{"index": 1, "type": "URL", "data": data}]
+                    rows.append(Row(name, name, "10.5555", json.dumps(values)))
+                await opened.put_many(rows)
+        finally:
+            await opened.close()
+
+    asyncio.run(fill())
+    server = start_server(store)
+    auth = {"Authorization": f"Bearer {server.token}"}
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as http:
+            answers: list[httpx.Response] = []
+
+            def broad() -> None:
+                answers.append(http.get("/hrls/handles", params={"URL": "*nowhere"}, headers=auth))
+
+            searches = [threading.Thread(target=broad) for _ in range(4)]
+            started = time.monotonic()
+            for thread in searches:
+                thread.start()
+            time.sleep(0.2)
+            for _ in range(5):  # readers meanwhile
+                asked = time.monotonic()
+                assert http.get("/api/handles/10.5555/many-7").status_code == 200
+                assert time.monotonic() - asked < 1
+            for thread in searches:
+                thread.join(60)
+            assert time.monotonic() - started < 30
+            assert [r.status_code for r in answers] == [400] * 4
+            assert "literal start" in answers[0].json()["message"]
+            narrow = http.get("/hrls/handles", params={"URL": "https://e.org/1234*"}, headers=auth)
+            assert len(narrow.json()) == 111  # 1234, 12340-12349, 123400-123499
+    finally:
+        stop_server(server)

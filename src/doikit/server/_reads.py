@@ -7,6 +7,7 @@ shown, redirected to, followed or searched.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from typing import TYPE_CHECKING, Final
@@ -48,7 +49,7 @@ from doikit.server._http import (
     values_of,
 )
 from doikit.server._openapi import openapi
-from doikit.server.stores import INDEXED_CHARS, all_public, stored_values
+from doikit.server.stores import INDEXED_CHARS, Found, all_public, stored_values
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -103,6 +104,7 @@ class Reads:
         self.store = store
         self.authority = authority
         self.ra_name = ra_name
+        self._searches = asyncio.Semaphore(MAX_SEARCHES)
 
     async def public_record(self, name: str) -> HandleRecord | None:
         """The record of *name* as the public may see it: only values with public read."""
@@ -200,7 +202,8 @@ class Reads:
                 raise Refused(RC_PROTOCOL_ERROR, f"a pattern holds at most {MAX_STARS} '*'")
         if page_number * limit > MAX_SKIP:
             raise Refused(RC_PROTOCOL_ERROR, f"page * limit may be at most {MAX_SKIP}")
-        names = await search(self.store, wanted, page_number * limit, limit)
+        async with self._searches:
+            names = await search(self.store, wanted, page_number * limit, limit)
         return api_reply(json.dumps(names, ensure_ascii=False, separators=(",", ":")), 200)
 
     async def api_unknown(self, request: Request) -> Response:
@@ -406,6 +409,11 @@ def _locatt(params: list[tuple[str, str]], accept: str) -> tuple[tuple[str, str]
 #: The most '*' a reverse-lookup pattern may hold, and the most names it may skip (page).
 MAX_STARS: Final = 8
 MAX_SKIP: Final = 100_000
+#: The most index entries one reverse lookup may read (a pattern without a literal start,
+#: ``URL=*x``, reads every value of its type), and how many lookups run at once per worker
+#: (more wait their turn); the matching runs off the event loop.
+MAX_EXAMINED: Final = 50_000
+MAX_SEARCHES: Final = 2
 
 
 def glob_match(pattern: str, text: str) -> bool:
@@ -443,34 +451,53 @@ def _bounds(pattern: str) -> tuple[str, str]:
     return literal, literal + "\U0010ffff"
 
 
+def _matching(batch: list[Found], wanted: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(key, name)`` of the records in *batch* whose public values match every ``(type,
+    pattern)`` of *wanted* (each record once)."""
+    out = []
+    keys: set[str] = set()
+    for found in batch:
+        if found.key in keys:
+            continue
+        values = [v for v in stored_values(found.name, found.values_json) if v.public_read]
+        if all(
+            any(
+                type_matches(v.type, t) and v.text is not None and glob_match(p, v.text)
+                for v in values
+            )
+            for t, p in wanted
+        ):
+            keys.add(found.key)
+            out.append((found.key, found.name))
+    return out
+
+
 async def search(store: Store, wanted: list[tuple[str, str]], skip: int, limit: int) -> list[str]:
     """The names, in the index's order, whose public values match every ``(type,
     pattern)`` of *wanted*; *skip* of them passed over, at most *limit* returned."""
     first_type, first = wanted[0]
     kind = first_type.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
     low, high = _bounds(first)
-    tests = wanted
     out: list[str] = []
     seen: set[str] = set()
     after = ("", "")
+    examined = 0
     while len(out) < limit:
+        if examined >= MAX_EXAMINED:
+            raise Refused(
+                RC_PROTOCOL_ERROR,
+                f"this search read {examined} values and was stopped before the end; give"
+                " the pattern a literal start (URL=https://example.org/*) to narrow it",
+            )
         batch = await store.find(kind, low, high, after, 1000)
-        for found in batch:
-            if found.key in seen:
-                continue
-            values = [v for v in stored_values(found.name, found.values_json) if v.public_read]
-            if all(
-                any(
-                    type_matches(v.type, t) and v.text is not None and glob_match(p, v.text)
-                    for v in values
-                )
-                for t, p in tests
-            ):
-                seen.add(found.key)
-                if skip:
-                    skip -= 1
-                elif len(out) < limit:
-                    out.append(found.name)
+        examined += len(batch)
+        fresh = [found for found in batch if found.key not in seen]
+        for key, name in await asyncio.to_thread(_matching, fresh, wanted):
+            seen.add(key)
+            if skip:
+                skip -= 1
+            elif len(out) < limit:
+                out.append(name)
         if len(batch) < 1000:
             break
         after = (batch[-1].text, batch[-1].key)
