@@ -13,6 +13,7 @@ never ignored into a wider operation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -304,6 +305,23 @@ class Writes:
     def __init__(self, store: Store, authority: Authority) -> None:
         self.store = store
         self.authority = authority
+        self._turns: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, key: str) -> AsyncIterator[None]:
+        """Writers of one name in this process, one at a time: the compare-and-set then
+        contends only with other processes, so a writer that waits its turn gets in."""
+        lock, users = self._turns.get(key) or (asyncio.Lock(), 0)
+        self._turns[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._turns[key]
+            if users == 1:
+                del self._turns[key]
+            else:
+                self._turns[key] = (lock, users - 1)
 
     async def handle(self, request: Request) -> Response:
         """``PUT`` and ``DELETE /api/handles/{handle}``."""
@@ -358,21 +376,26 @@ class Writes:
         params: list[tuple[str, str]],
     ) -> Response:
         _valid(values)
-        async for stored in self._versions(doi.key):
-            if stored is None:
-                await self.authority.may_create(caller, doi.prefix)
-                before: tuple[HandleValue, ...] = ()
-            else:
-                if not overwrite:
-                    raise Refused(RC_HANDLE_ALREADY_EXISTS, "Handle already exists")
-                readable = await self._readable(caller, doi, stored)
-                before = () if readable is None else readable
-                if readable is not None:
-                    await self.authority.may_change(caller, doi.prefix, before, values, whole=True)
-            row = self._row(doi, _restamp(values, before, int(time.time())))
-            if await self.store.swap(doi.key, None if stored is None else stored.values_json, row):
-                return _reply(str(doi), 201 if stored is None else 200, params)
-        raise _busy()
+        async with self._turn(doi.key):
+            async for stored in self._versions(doi.key):
+                if stored is None:
+                    await self.authority.may_create(caller, doi.prefix)
+                    before: tuple[HandleValue, ...] = ()
+                else:
+                    if not overwrite:
+                        raise Refused(RC_HANDLE_ALREADY_EXISTS, "Handle already exists")
+                    readable = await self._readable(caller, doi, stored)
+                    before = () if readable is None else readable
+                    if readable is not None:
+                        await self.authority.may_change(
+                            caller, doi.prefix, before, values, whole=True
+                        )
+                row = self._row(doi, _restamp(values, before, int(time.time())))
+                if await self.store.swap(
+                    doi.key, None if stored is None else stored.values_json, row
+                ):
+                    return _reply(str(doi), 201 if stored is None else 200, params)
+            raise _busy()
 
     async def _put_values(
         self,
@@ -384,26 +407,27 @@ class Writes:
         params: list[tuple[str, str]],
     ) -> Response:
         _valid(values)  # the values given; the others are as they were
-        async for stored in self._versions(doi.key):
-            if stored is None:
-                raise Refused(RC_HANDLE_NOT_FOUND, None)
-            before = stored.values()
-            have = {v.index for v in before}
-            clashes = sorted(v.index for v in values if v.index in have)
-            if clashes and not overwrite:
-                raise Refused(
-                    RC_VALUE_ALREADY_EXISTS,
-                    f"Index conflict for {', '.join(map(str, clashes))} (overwrite=false)",
-                    409,
-                )
-            given = {v.index: v for v in values}
-            after = tuple(given.pop(v.index, v) for v in before) + tuple(given.values())
-            after = tuple(sorted(after, key=lambda v: v.index))
-            await self.authority.may_change(caller, doi.prefix, before, after)
-            row = self._row(doi, _restamp(after, before, int(time.time())))
-            if await self.store.swap(doi.key, stored.values_json, row):
-                return _reply(str(doi), 200 if clashes else 201, params)
-        raise _busy()
+        async with self._turn(doi.key):
+            async for stored in self._versions(doi.key):
+                if stored is None:
+                    raise Refused(RC_HANDLE_NOT_FOUND, None)
+                before = stored.values()
+                have = {v.index for v in before}
+                clashes = sorted(v.index for v in values if v.index in have)
+                if clashes and not overwrite:
+                    raise Refused(
+                        RC_VALUE_ALREADY_EXISTS,
+                        f"Index conflict for {', '.join(map(str, clashes))} (overwrite=false)",
+                        409,
+                    )
+                given = {v.index: v for v in values}
+                after = tuple(given.pop(v.index, v) for v in before) + tuple(given.values())
+                after = tuple(sorted(after, key=lambda v: v.index))
+                await self.authority.may_change(caller, doi.prefix, before, after)
+                row = self._row(doi, _restamp(after, before, int(time.time())))
+                if await self.store.swap(doi.key, stored.values_json, row):
+                    return _reply(str(doi), 200 if clashes else 201, params)
+            raise _busy()
 
     async def _delete(
         self, request: Request, handle: str, params: list[tuple[str, str]]
@@ -414,34 +438,35 @@ class Writes:
             raise Refused(RC_PROTOCOL_ERROR, "DELETE takes index=N, not index=various")
         caller = await self.authority.caller(request)
         doi = bare_name(handle)
-        async for stored in self._versions(doi.key):
-            if stored is None:
-                raise Refused(RC_HANDLE_NOT_FOUND, None)
-            if not indexes:
-                before = await self._readable(caller, doi, stored)
-                if before is not None:
-                    await self.authority.may_change(caller, doi.prefix, before, None)
-                row = None
-            else:
-                before = stored.values()
-                missing = sorted(set(indexes) - {v.index for v in before})
-                if missing:
-                    raise Refused(
-                        RC_VALUES_NOT_FOUND,
-                        f"no value at index {', '.join(map(str, missing))}",
-                        400,
-                    )
-                after = tuple(v for v in before if v.index not in indexes)
-                if not after:
-                    raise Refused(
-                        RC_INVALID_VALUE,
-                        "that would leave the name without values: DELETE the name instead",
-                    )
-                await self.authority.may_change(caller, doi.prefix, before, after)
-                row = self._row(doi, after)
-            if await self.store.swap(doi.key, stored.values_json, row):
-                return _reply(str(doi), 200, params)
-        raise _busy()
+        async with self._turn(doi.key):
+            async for stored in self._versions(doi.key):
+                if stored is None:
+                    raise Refused(RC_HANDLE_NOT_FOUND, None)
+                if not indexes:
+                    before = await self._readable(caller, doi, stored)
+                    if before is not None:
+                        await self.authority.may_change(caller, doi.prefix, before, None)
+                    row = None
+                else:
+                    before = stored.values()
+                    missing = sorted(set(indexes) - {v.index for v in before})
+                    if missing:
+                        raise Refused(
+                            RC_VALUES_NOT_FOUND,
+                            f"no value at index {', '.join(map(str, missing))}",
+                            400,
+                        )
+                    after = tuple(v for v in before if v.index not in indexes)
+                    if not after:
+                        raise Refused(
+                            RC_INVALID_VALUE,
+                            "that would leave the name without values: DELETE the name instead",
+                        )
+                    await self.authority.may_change(caller, doi.prefix, before, after)
+                    row = self._row(doi, after)
+                if await self.store.swap(doi.key, stored.values_json, row):
+                    return _reply(str(doi), 200, params)
+            raise _busy()
 
     async def _readable(
         self, caller: Caller, doi: DOI, stored: StoredRecord
