@@ -10,20 +10,25 @@ import contextlib
 import json
 import resource
 import socket
+import subprocess
 import threading
 import time
+import uuid
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from conftest import start_server, stop_server
+from conftest import DOIKIT, start_server, stop_server
 from doikit.server import Row, open_store
 from doikit.server._auth import Throttle, failure_delay, hash_secret
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
+
+    from conftest import Server
 
 
 def test_the_delay_has_a_ceiling_for_any_count_of_failures() -> None:
@@ -244,5 +249,97 @@ def test_fifty_concurrent_value_writes_to_one_name_all_get_in(store_url: str) ->
         assert sorted(set(codes)) == [201], {c: codes.count(c) for c in set(codes)}
         stored = httpx.get(server.url + path).json()["values"]
         assert {v["index"] for v in stored} == {1, *range(1000, 1500)}
+    finally:
+        stop_server(server)
+
+
+# --- as HANDLE.NET answers -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def api(served: Server) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
+    with httpx.Client(base_url=served.url, timeout=30, follow_redirects=False) as http:
+        yield http, {"Authorization": f"Bearer {served.token}"}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["www.url.foo", "javascript:alert(1)", "https://a/\r\nX: y", "https://a/ b", "/relative"],
+)
+def test_a_url_value_holds_any_string_and_the_proxy_redirects_only_to_http(
+    api: tuple[httpx.Client, dict[str, str]], url: str
+) -> None:
+    # b2handle's own tests write www.url.foo, which HANDLE.NET stores; doikit refused it.
+    http, auth = api
+    name = "10.5555/any-url-" + uuid.uuid4().hex[:8]
+    body = {"values": [{"index": 1, "type": "URL", "data": url}]}
+    assert http.put("/api/handles/" + name, json=body, headers=auth).status_code == 201
+    assert http.get("/api/handles/" + name).json()["values"][0]["data"]["value"] == url
+    for path in ("/" + name, "/" + name + "?type=URL"):  # the fast path and the full route
+        shown = http.get(path)
+        assert shown.status_code == 200, path
+        assert "location" not in shown.headers
+        assert "not an http(s) address" in shown.text
+
+
+def test_public_only_false_on_an_all_public_record_needs_no_credentials(
+    api: tuple[httpx.Client, dict[str, str]],
+) -> None:
+    http, _ = api
+    r = http.get("/api/handles/10.1000/182?publicOnly=false")
+    assert r.status_code == 200, r.text
+    assert r.json()["values"]
+
+
+@pytest.mark.parametrize("index", ["+5", " 5", "5_0", "\u0665", "\uff15", "1e3", "0x5", "-1"])
+def test_an_index_is_ascii_digits_only(
+    api: tuple[httpx.Client, dict[str, str]], index: str
+) -> None:
+    http, auth = api
+    for r in (
+        http.get("/api/handles/10.1000/182", params={"index": index}),
+        http.delete("/api/handles/10.1000/182", params={"index": index}, headers=auth),
+    ):
+        assert r.status_code == 400, (index, r.text)
+        assert "ASCII digits" in r.json()["message"]
+
+
+def test_a_record_put_again_unchanged_by_an_identity_that_is_not_its_admin_is_200(
+    tmp_path: Path,
+) -> None:
+    # It answered 403 "lacks  on this name" (an empty permission name); HANDLE.NET: 200.
+    store = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    secrets = {}
+    for prefix in ("10.5555", "10.6666"):
+        made = subprocess.run(
+            [
+                DOIKIT,
+                "admin",
+                "create",
+                "--store",
+                store,
+                "--prefix",
+                prefix,
+                f"300:{prefix}/ADMIN",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        secrets[prefix] = made.stdout.splitlines()[-1]
+    server = start_server(store, demo=False)
+    try:
+        owner = httpx.BasicAuth("300%3A10.5555%2FADMIN", secrets["10.5555"])
+        other = httpx.BasicAuth("300%3A10.6666%2FADMIN", secrets["10.6666"])
+        url = server.url + "/api/handles/10.5555/same"
+        body = {"values": [{"index": 1, "type": "URL", "data": "https://e.org/"}]}
+        assert httpx.put(url, json=body, auth=owner).status_code == 201
+        values = httpx.get(url).json()["values"]
+        again = httpx.put(url, json={"values": values}, auth=other)
+        assert again.status_code == 200, again.text
+        changed = {"values": [{"index": 1, "type": "URL", "data": "https://e.org/changed"}]}
+        refused = httpx.put(url, json=changed, auth=other)
+        assert refused.status_code == 403
+        assert "lacks modify_value" in refused.json()["message"]
     finally:
         stop_server(server)

@@ -376,6 +376,8 @@ class Authority:
                 return
             raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"the token may not write prefix {prefix}")
         needed = {"delete_handle"} if after is None else changes_need(before, after)
+        if not needed:
+            return  # nothing changes (a record PUT again as it is): HANDLE.NET answers 200
         if await self._granted(caller, before, needed):
             return
         if whole and after is not None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 from doikit._syntax import fold
 from doikit.handle import success_body
 from doikit.server import _pages
-from doikit.server._http import expires, safe_location
+from doikit.server._http import expires, redirectable, safe_location
 from doikit.server.stores import all_public
 
 if TYPE_CHECKING:
@@ -100,6 +100,8 @@ def _redirect_reply(name: str, stored: StoredRecord | None) -> Reply | None:
     if found is None:
         return None
     url, ttl = found
+    if not redirectable(url):
+        return None  # the full route shows the values instead
     location = url if _PLAIN_URL.fullmatch(url) else safe_location(url)
     body = _pages.redirect(location).encode("ascii")
     headers = [

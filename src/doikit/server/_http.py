@@ -156,6 +156,37 @@ def values_of(params: list[tuple[str, str]], name: str) -> list[str]:
     return [v for k, v in params if k == name]
 
 
+def number(text: str) -> int | None:
+    """*text* as a query's whole number: ASCII digits only, at most 19 of them; ``None`` for
+    anything else (``int()`` would also take ``+5``, ``" 5"``, ``5_0`` and other scripts'
+    digits, which no Handle client sends for a number).
+
+    >>> number("5"), number("+5"), number(" 5"), number("5_0"), number("\u0665")
+    (5, None, None, None, None)
+    """
+    if text.isascii() and text.isdigit() and len(text) <= 19:
+        return int(text)
+    return None
+
+
+def numbers(params: list[tuple[str, str]], name: str, *, also: str = "") -> list[int]:
+    """Every value of the parameter *name* as a :func:`number` (*also*: a word taken
+    besides, named in the refusal).
+
+    :raises Refused: 400 rc 4 for a value that is not one, naming it.
+    """
+    out = []
+    for text in values_of(params, name):
+        value = number(text)
+        if value is None:
+            other = f" or {also!r}" if also else ""
+            raise Refused(
+                RC_PROTOCOL_ERROR, f"{name} must be a number in ASCII digits{other}, not {text!r}"
+            )
+        out.append(value)
+    return out
+
+
 def scrub_callback(name: str) -> str:
     """A JSONP function name with every character JavaScript would not take replaced by ``_``.
 
@@ -274,6 +305,13 @@ def append_to_url(url: str, tail: str) -> str | None:
     if (before.scheme, before.netloc) != (after.scheme, after.netloc):
         return None
     return joined
+
+
+def redirectable(url: str) -> bool:
+    """Whether the proxy may redirect to a URL value: an absolute http(s) URL (a value may
+    hold any string, as HANDLE.NET stores it; ``www.example.org`` would be read by a browser
+    as a path on the proxy itself)."""
+    return valid_http_url(url) is None
 
 
 def valid_http_url(text: str) -> str | None:

@@ -39,12 +39,15 @@ from doikit.server._http import (
     expires,
     flag,
     local_path,
+    number,
+    numbers,
     only_params,
     page,
     present,
     query_params,
     raw_after,
     raw_path,
+    redirectable,
     safe_location,
     values_of,
 )
@@ -87,16 +90,6 @@ _BROWSER_TYPES: Final = (
 _MAX_OFFSET: Final = 2**62
 
 
-def _int_params(params: list[tuple[str, str]], name: str) -> list[int]:
-    out = []
-    for text in values_of(params, name):
-        try:
-            out.append(int(text))
-        except ValueError:
-            raise Refused(RC_PROTOCOL_ERROR, f"{name} must be an integer, not {text!r}") from None
-    return out
-
-
 class Reads:
     """The read routes over one store."""
 
@@ -136,7 +129,7 @@ class Reads:
 
     async def _get(self, request: Request, handle: str, params: list[tuple[str, str]]) -> Response:
         only_params(params, _GET_PARAMS, "GET /api/handles/NAME")
-        indexes = tuple(_int_params(params, "index"))
+        indexes = tuple(numbers(params, "index"))
         types = tuple(values_of(params, "type"))
         stored = await self.store.get(fold(handle))
         if stored is None:
@@ -148,7 +141,7 @@ class Reads:
         values = stored.values()
         if public_only:
             values = tuple(v for v in values if v.public_read)
-        else:
+        elif not all(v.public_read for v in values):  # (all public: anyone, as HANDLE.NET)
             caller = await self.authority.caller(request)
             await self.authority.may_read_all(caller, handle.partition("/")[0], values)
         values = filter_values(values, types, indexes)
@@ -165,8 +158,8 @@ class Reads:
                 RC_PROTOCOL_ERROR, "give prefix=10.NNNN, the DOI prefix whose names to list"
             )
         prefix = prefixes[0]
-        page_number = (_int_params(params, "page") or [0])[0]
-        size = (_int_params(params, "pageSize") or [1000])[0]
+        page_number = (numbers(params, "page") or [0])[0]
+        size = (numbers(params, "pageSize") or [1000])[0]
         if page_number < 0 or not 0 <= size <= 10000:
             raise Refused(RC_PROTOCOL_ERROR, "page must be 0 or more and pageSize 0 to 10000")
         await self.authority.may_list(caller, prefix)
@@ -188,8 +181,8 @@ class Reads:
         """
         params = query_params(request)
         await self.authority.caller(request)
-        limit = (_int_params(params, "limit") or [1000])[0]
-        page_number = (_int_params(params, "page") or [0])[0]
+        limit = (numbers(params, "limit") or [1000])[0]
+        page_number = (numbers(params, "page") or [0])[0]
         if not 0 < limit <= 10000 or page_number < 0:
             raise Refused(RC_PROTOCOL_ERROR, "limit must be 1 to 10000 and page 0 or more")
         wanted = [(k, v) for k, v in params if k not in {"limit", "page"}]
@@ -306,6 +299,9 @@ class Reads:
         if chosen is None:
             note = "No value of this record is a URL to redirect to."
             return page(_pages.record(shown, note=note if not (types or indexes) else None))
+        if not redirectable(chosen.url):
+            note = f"The URL value {chosen.url!r} is not an http(s) address to redirect to."
+            return page(_pages.record(shown, note=note))
         url = append_to_url(chosen.url, "".join(values_of(params, "urlappend")))
         if url is None:
             detail = "urlappend may add a path, query or fragment, not change the host"
@@ -366,11 +362,8 @@ def _proxy_name(path: str) -> str:
 
 def _filters(params: list[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[int, ...]]:
     # The proxy, like doi.org's, ignores an index it cannot read: links carry what they carry.
-    indexes = []
-    for text in values_of(params, "index"):
-        with contextlib.suppress(ValueError):
-            indexes.append(int(text))
-    return tuple(values_of(params, "type")), tuple(indexes)
+    indexes = (number(text) for text in values_of(params, "index"))
+    return tuple(values_of(params, "type")), tuple(i for i in indexes if i is not None)
 
 
 def _accept_locatt(accept: str) -> tuple[tuple[str, str], ...]:
