@@ -22,16 +22,27 @@ if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
 
+#: The module each store imports only when it is used, and the extra that installs it.
+_STORE_DRIVERS = {"asyncpg": "postgres"}
+
+
 @contextlib.contextmanager
 def _store_errors() -> Iterator[None]:
-    """A store that cannot be opened: one line on stderr and exit 2, not a traceback."""
+    """A store that cannot be opened, its driver's extra missing, or an address that cannot
+    be listened on: one line on stderr and exit 2, not a traceback."""
+    from doikit.server._run import ListenError  # noqa: PLC0415
     from doikit.server.stores import StoreError  # noqa: PLC0415
 
     try:
         yield
-    except StoreError as exc:
+    except (StoreError, ListenError) as exc:
         click.echo(f"doikit: {exc}", err=True)
         sys.exit(2)
+    except ModuleNotFoundError as exc:
+        extra = _STORE_DRIVERS.get(exc.name or "")
+        if extra is not None and exc.name is not None:
+            require_extra(extra, exc.name)  # says which extra to install, and exits 2
+        raise
 
 
 @click.command()
@@ -45,7 +56,12 @@ def _store_errors() -> Iterator[None]:
 @click.option(
     "--workers", default=1, show_default=True, type=click.IntRange(1), help="Worker processes."
 )
-@click.option("--demo", is_flag=True, help="Load the demo records (the seeds' example DOIs).")
+@click.option(
+    "--demo",
+    is_flag=True,
+    help="Add the demo records (the seeds' example DOIs) that the store lacks; records "
+    "already there, changed or not, are left as they are.",
+)
 @click.option(
     "--ra", "ra_name", default="doikit", show_default=True, help="The RA name Which RA answers."
 )

@@ -55,6 +55,10 @@ if TYPE_CHECKING:
 
 DEFAULT_BASE_URL: Final = "https://doi.org"
 
+# What a metadata request is for, as its errors say: the proxy only redirects it, to the
+# RA's metadata service or to the landing page.
+_METADATA: Final = "getting the metadata of"
+
 TextFormat = Literal["bibtex", "citation", "rdf-xml", "ris", "turtle"]
 MetadataFormat = Literal["bibtex", "citation", "csl-json", "rdf-xml", "ris", "turtle"]
 
@@ -78,11 +82,29 @@ class _Reply:
 
 class _SendError(Exception):
     """The transport failed (refused, reset, timed out); the message says how. *final*:
-    trying again cannot help (a redirect loop, an answer over the size limit)."""
+    trying again cannot help (a redirect loop, an answer over the size limit). *at*: the
+    host a redirect sent the request to, when it failed there (:func:`_elsewhere`)."""
 
-    def __init__(self, message: str, *, final: bool = False) -> None:
+    def __init__(self, message: str, *, final: bool = False, at: str | None = None) -> None:
         super().__init__(message)
         self.final = final
+        self.at = at
+
+
+def _elsewhere(first: str, hop: str) -> str | None:
+    """The host of *hop* when redirects took the request there from *first*'s host (the
+    content negotiation goes on to the RA's metadata service), else None.
+
+    >>> _elsewhere("http://127.0.0.1:8000/10.1000/1", "https://ra.example/m/10.1000/1")
+    'ra.example'
+    >>> _elsewhere("http://127.0.0.1:8000/10.1000/1", "http://127.0.0.1:8000/10.1000/2")
+    """
+    there = urlsplit(hop).netloc
+    return None if there == urlsplit(first).netloc else there
+
+
+#: The statuses whose Location a content-negotiated request follows (as aiohttp and httpx).
+_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 
 
 class _TooLargeError(Exception):
@@ -128,8 +150,8 @@ class _Base:
         self._host = urlsplit(self.base_url).netloc or self.base_url
         self._gate = HostGate(rate_limit, policy.max_backoff)
 
-    def _attempts(self, label: str) -> Attempts:
-        return Attempts(self.policy, self._gate, label, self._host)
+    def _attempts(self, label: str, doing: str) -> Attempts:
+        return Attempts(self.policy, self._gate, label, self._host, doing)
 
     def _url(self, request: Request) -> str:
         # The path is already percent-encoded (004 ch. 2); it is sent as it is.
@@ -139,8 +161,8 @@ class _Base:
     def _failed(self, label: str, attempts: Attempts, exc: _SendError) -> float:
         """The wait before the next attempt, or the error when trying again cannot help."""
         if exc.final:
-            raise TransportError(label, f"{label}: {exc}")
-        return attempts.failed(time.monotonic(), str(exc))
+            raise TransportError(label, f"{label}: {attempts.where(str(exc), exc.at)}")
+        return attempts.failed(time.monotonic(), str(exc), at=exc.at)
 
     def _cached(self, key: str, auth: bool) -> HandleRecord | None:
         return None if auth or self.cache is None else self.cache.get(key)
@@ -261,7 +283,8 @@ class Client(_Base):
         """One attempt, within the limits: the total time (the transport's reads and writes
         each get what is left of it) and the body's size after decompression."""
         limits = self.limits
-        url, headers = httpx.URL(self._url(request)), dict(request.headers)
+        first = self._url(request)
+        url, headers = httpx.URL(first), dict(request.headers)
         try:
             with deadline(limits.total):
                 # Redirects are followed here, not by httpx, which reads each redirect's
@@ -278,13 +301,16 @@ class Client(_Base):
                             )
                     url, headers = following.url, dict(following.headers)
         except _TooLargeError as exc:
-            raise _SendError(limits.too_large(), final=True) from exc
+            at = _elsewhere(first, str(url))
+            raise _SendError(limits.too_large(), final=True, at=at) from exc
         except httpx.HTTPError as exc:
-            raise _SendError(f"{type(exc).__name__}: {exc}") from exc
+            raise _SendError(
+                f"{type(exc).__name__}: {exc}", at=_elsewhere(first, str(url))
+            ) from exc
         raise _SendError(limits.too_many_redirects(), final=True)
 
-    def _send(self, label: str, request: Request) -> _Reply:
-        attempts = self._attempts(label)
+    def _send(self, label: str, request: Request, doing: str = "resolving") -> _Reply:
+        attempts = self._attempts(label, doing)
         while True:
             time.sleep(attempts.before(time.monotonic()))
             try:
@@ -385,7 +411,8 @@ class Client(_Base):
             resolver does not negotiate content for this name).
         """
         name = _doi(doi)
-        reply = self._send(str(name), metadata_request(name, format, style, locale))
+        request = metadata_request(name, format, style, locale)
+        reply = self._send(str(name), request, _METADATA)
         return self._metadata(name, format, reply)
 
     def expand_short(self, shortdoi: str) -> DOI:
@@ -439,11 +466,14 @@ class _HttpxEngine:
                 else:
                     raise _SendError(limits.too_many_redirects(), final=True)
         except _TooLargeError as exc:
-            raise _SendError(limits.too_large(), final=True) from exc
+            at = _elsewhere(url, str(target))
+            raise _SendError(limits.too_large(), final=True, at=at) from exc
         except TimeoutError as exc:
-            raise _SendError(f"no complete answer within {limits.total} s") from exc
+            reason = f"no complete answer within {limits.total} s"
+            raise _SendError(reason, at=_elsewhere(url, str(target))) from exc
         except httpx.HTTPError as exc:
-            raise _SendError(f"{type(exc).__name__}: {exc}") from exc
+            reason = f"{type(exc).__name__}: {exc}"
+            raise _SendError(reason, at=_elsewhere(url, str(target))) from exc
         headers_in = response.headers
         return _Reply(
             response.status_code,
@@ -487,21 +517,32 @@ class _AiohttpEngine:
 
     async def get(self, url: str, headers: Mapping[str, str] | None, follow: bool) -> _Reply:
         limits = self.limits
+        target = yarl.URL(url, encoded=True)
         try:
-            async with self._session().get(
-                yarl.URL(url, encoded=True),
-                headers=headers,
-                allow_redirects=follow,
-                max_redirects=limits.max_redirects,
-            ) as response:
-                body = await _abounded(response.content.iter_any(), limits.max_body)
-        except aiohttp.TooManyRedirects as exc:
-            raise _SendError(limits.too_many_redirects(), final=True) from exc
+            async with asyncio.timeout(limits.total):
+                # Redirects followed here, as the httpx paths do, so that a failure after
+                # one is known to be at the host it led to.
+                for _ in range(limits.max_redirects + 1):
+                    async with self._session().get(
+                        target, headers=headers, allow_redirects=False
+                    ) as response:
+                        location = response.headers.get("location")
+                        if not follow or response.status not in _REDIRECTS or not location:
+                            body = await _abounded(response.content.iter_any(), limits.max_body)
+                            break
+                    try:
+                        target = response.url.join(yarl.URL(location))
+                    except ValueError as exc:
+                        raise aiohttp.InvalidURL(location) from exc
+                else:
+                    raise _SendError(limits.too_many_redirects(), final=True)
         except _TooLargeError as exc:
-            raise _SendError(limits.too_large(), final=True) from exc
+            at = _elsewhere(url, str(target))
+            raise _SendError(limits.too_large(), final=True, at=at) from exc
         except (aiohttp.ClientError, TimeoutError) as exc:
             reason = str(exc) or "no answer within the timeout"
-            raise _SendError(f"{type(exc).__name__}: {reason}") from exc
+            at = _elsewhere(url, str(target))
+            raise _SendError(f"{type(exc).__name__}: {reason}", at=at) from exc
         return _Reply(
             response.status,
             response.headers.get("content-type", ""),
@@ -582,8 +623,8 @@ class AsyncClient(_Base):
         """Close the connections."""
         await self._engine.close()
 
-    async def _send(self, label: str, request: Request) -> _Reply:
-        attempts = self._attempts(label)
+    async def _send(self, label: str, request: Request, doing: str = "resolving") -> _Reply:
+        attempts = self._attempts(label, doing)
         url, headers = self._url(request), dict(request.headers) or None
         while True:
             wait = attempts.before(time.monotonic())
@@ -669,7 +710,8 @@ class AsyncClient(_Base):
     ) -> str | dict[str, Any]:
         """The metadata of *doi* by content negotiation; see :meth:`Client.metadata`."""
         name = _doi(doi)
-        reply = await self._send(str(name), metadata_request(name, format, style, locale))
+        request = metadata_request(name, format, style, locale)
+        reply = await self._send(str(name), request, _METADATA)
         return self._metadata(name, format, reply)
 
     async def expand_short(self, shortdoi: str) -> DOI:

@@ -151,13 +151,16 @@ class Attempts:
         sleep(delay)
     """
 
-    __slots__ = ("attempt", "gate", "host", "label", "policy")
+    __slots__ = ("attempt", "doing", "gate", "host", "label", "policy")
 
-    def __init__(self, policy: RetryPolicy, gate: HostGate, label: str, host: str) -> None:
+    def __init__(
+        self, policy: RetryPolicy, gate: HostGate, label: str, host: str, doing: str = "resolving"
+    ) -> None:
         self.policy = policy
         self.gate = gate
         self.label = label
         self.host = host
+        self.doing = doing  # what the request is for, as its errors say it
         self.attempt = 0
 
     def before(self, now: float) -> float:
@@ -168,26 +171,45 @@ class Attempts:
         if self.gate.is_open(now):
             raise TransportError(
                 self.label,
-                f"resolving {self.label}: {self.host} did not answer the last "
+                f"{self.doing} {self.label}: {self.host} did not answer the last "
                 f"{self.gate.failures} requests; not sent",
             )
         return self.gate.wait(now)
 
-    def failed(self, now: float, reason: str) -> float:
+    def failed(self, now: float, reason: str, *, at: str | None = None) -> float:
         """Seconds to wait before retrying after a transport failure.
+
+        *at* is the host a redirect sent the request to, when the failure was there: the
+        host asked first did answer (with the redirect), so it is not counted as failing,
+        and the error names the host that failed.
 
         :raises TransportError: when no retry is left.
         """
-        self.gate.failed(now)
+        if at is None:
+            self.gate.failed(now)
+        else:
+            self.gate.succeeded()
         delay = self.policy.delay(self.attempt)
         if delay is None:
             tries = self.attempt + 1
             raise TransportError(
                 self.label,
-                f"resolving {self.label}: {reason} ({tries} attempt{'s' * (tries > 1)})",
+                f"{self.doing} {self.label}: {self.where(reason, at)}"
+                f" ({tries} attempt{'s' * (tries > 1)})",
             )
         self.attempt += 1
         return delay
+
+    def where(self, reason: str, at: str | None) -> str:
+        """*reason*, naming the host that failed when a redirect took the request there.
+
+        >>> attempts = Attempts(RetryPolicy(), HostGate(), "10.1000/1", "doi.org")
+        >>> attempts.where("refused", "ra.example")
+        'the request to ra.example, where doi.org redirected it, failed: refused'
+        """
+        if at is None:
+            return reason
+        return f"the request to {at}, where {self.host} redirected it, failed: {reason}"
 
     def answered(self, now: float, status: int, retry_after: str | None) -> float | None:
         """Seconds to wait before retrying an answer that says "later", or None to keep it."""

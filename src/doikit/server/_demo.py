@@ -61,6 +61,14 @@ def demo_rows() -> list[Row]:
     return rows
 
 
-async def load_demo(store: Store) -> None:
-    """Create or replace the demo records."""
-    await store.put_many(demo_rows())
+async def load_demo(store: Store) -> int:
+    """Create the demo records that *store* does not hold; return how many were created.
+
+    A record already there is left as it is, changed or not: the demo is where a new user
+    tries writes, and a restart must not undo them (delete a record to have it back).
+    Each is created by compare-and-set, so workers starting together create it once.
+    """
+    created = 0
+    for row in demo_rows():
+        created += await store.swap(row.key, None, row)
+    return created

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
+import inspect
 import os
-from typing import TYPE_CHECKING
+import socket
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import uvicorn
+from uvicorn.supervisors import Multiprocess
 
 from doikit._syntax import fold
 from doikit.handle import values_to_json
@@ -39,7 +44,6 @@ def app_from_env() -> object:
         ra_name=os.environ.get("DOIKIT_RA", "doikit"),
         demo=os.environ.get("DOIKIT_DEMO") == "1",
         access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
-        ready=os.environ.get("DOIKIT_READY") or None,
     )
     GuardedProtocol.answer = getattr(app, "now", None)
     return app
@@ -72,6 +76,53 @@ def check_store(url: str) -> None:
     asyncio.run(work())
 
 
+#: Connections the kernel queues before the server accepts them (uvicorn's default).
+_BACKLOG: Final = 2048
+
+
+class ListenError(Exception):
+    """The server cannot listen where it was asked to; the message says where and why."""
+
+
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound and listening on every address *host* names, at *port* (0: a free
+    port), as asyncio's ``create_server`` would make them, inheritable by uvicorn's workers.
+
+    Bound here, before uvicorn starts, so that a busy port is one clear error and the ready
+    line can say that the server listens.
+
+    :raises ListenError: saying which address, and why.
+    """
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        found = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as exc:
+        raise ListenError(f"cannot listen on {where}: {exc.strerror}") from None
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            if os.name == "posix":  # restart at once, past the old connections' TIME_WAIT
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:  # :: is IPv6 only, as asyncio binds it
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(_BACKLOG)
+            sock.set_inheritable(True)
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ListenError(
+                f"{where} is in use: another program listens there (choose another --port)"
+            ) from None
+        raise ListenError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+    return sockets
+
+
 def run(
     *,
     store: str | None,
@@ -85,7 +136,11 @@ def run(
 ) -> None:
     """Serve until interrupted: uvicorn with uvloop and httptools, the limits enforced.
 
+    The ready line goes to stdout once the sockets listen: a request sent from then on
+    waits in the kernel's queue until the app has opened the store and answers it.
+
     :raises StoreError: before serving, when the store cannot be opened.
+    :raises ListenError: before serving, when *host* and *port* cannot be listened on.
     """
     url = store or default_store_url()
     check_store(url)
@@ -93,24 +148,49 @@ def run(
     os.environ["DOIKIT_RA"] = ra_name
     os.environ["DOIKIT_DEMO"] = "1" if demo else "0"
     os.environ["DOIKIT_ACCESS_LOG"] = "1" if access_log else "0"
-    shown_host = f"[{host}]" if ":" in host else host
-    workers_note = f", {workers} workers" if workers > 1 else ""
-    os.environ["DOIKIT_READY"] = (
-        f"doikit serve: listening on http://{shown_host}:{port}, store {shown_url(url)}"
-        + workers_note
-    )
     (limits or Limits()).resolved().to_env()
-    uvicorn.run(
-        "doikit.server._run:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        http=GuardedProtocol,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-    )
+    sockets = listen(host, port)
+    with contextlib.ExitStack() as stack:
+        for sock in sockets:
+            stack.callback(sock.close)
+        port = sockets[0].getsockname()[1]
+        shown_host = f"[{host}]" if ":" in host else host
+        workers_note = f", {workers} workers" if workers > 1 else ""
+        print(  # noqa: T201 - the one line that says it is up
+            f"doikit serve: listening on http://{shown_host}:{port}, store {shown_url(url)}"
+            + workers_note,
+            flush=True,
+        )
+        config = uvicorn.Config(
+            "doikit.server._run:app_from_env",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            http=GuardedProtocol,
+            log_level="warning",
+            access_log=False,
+            server_header=False,
+            backlog=_BACKLOG,
+        )
+        with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C ends quietly
+            if workers > 1:
+                _supervise(config, sockets)
+            else:
+                server = uvicorn.Server(config)
+                server.run(sockets=sockets)
+                if not server.started:  # the app did not start (uvicorn.run's exit status)
+                    raise SystemExit(3)
+
+
+def _supervise(config: uvicorn.Config, sockets: list[socket.socket]) -> None:
+    """Run ``config.workers`` processes on *sockets* under uvicorn's supervisor, as
+    ``uvicorn.run`` does (the supervisor of older uvicorns also takes the worker's target)."""
+    supervisor: Any = Multiprocess
+    if "target" in inspect.signature(Multiprocess).parameters:
+        supervisor(config, target=uvicorn.Server(config).run, sockets=sockets).run()
+    else:
+        supervisor(config, sockets=sockets).run()
 
 
 def create_token(store: str | None, prefixes: tuple[str, ...]) -> str:
