@@ -4,7 +4,9 @@ A site record (handle-protocol.md §10.5) lists a site's servers, each with its 
 public key and its interfaces; it is the data of ``HS_SITE`` values and the body of a
 GET_SITE_INFO answer. A key blob (§10.4) is ``S type`` + ``int2 flags`` + big integers as
 Java's ``BigInteger.toByteArray()`` writes them (minimal two's complement: a leading zero
-byte when the top bit is set); a reader takes any width, as ``new BigInteger(1, bytes)``.
+byte when the top bit is set); a reader takes any width, as ``new BigInteger(1, bytes)``. CNRI's
+RSA blobs end in 4 zero bytes more (an int4 its writer counts and never fills), as
+:func:`public_key_to_bytes` writes them too.
 
 >>> site = site_from_bytes(site_to_bytes(SiteInfo(servers=(), serial_number=3)))
 >>> site.serial_number, site.protocol_version
@@ -48,6 +50,9 @@ from doikit.handle._wire_primitives import (
 _RSA: Final = b"RSA_PUB_KEY"
 _DSA: Final = b"DSA_PUB_KEY"
 _DH: Final = b"DH_PUB_KEY"
+# CNRI sizes an RSA blob for one int4 more than it writes: its RSA blobs end in 4 zero bytes
+# (observed in V2; Util.getBytesFromPublicKey counts INT_SIZE * 4 for three length fields).
+_RSA_PAD: Final = bytes(4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +98,17 @@ def _read_bigint(r: Reader, field: str) -> int:
 
 
 def read_public_key(r: Reader, field: str = "key") -> PublicKey:
-    """A key blob from *r* (the reserved int2 flags are read and ignored, as CNRI does)."""
+    """A key blob from *r* (the reserved int2 flags are read and ignored, as CNRI does; an RSA
+    blob may end in CNRI's 4 zero bytes)."""
     at = r.pos
     kind = r.block(f"{field}.type")
     r.u16(f"{field}.flags")
     if kind == _RSA:
         e = _read_bigint(r, f"{field}.e")
-        return RSAPublicKey(n=_read_bigint(r, f"{field}.n"), e=e)
+        key = RSAPublicKey(n=_read_bigint(r, f"{field}.n"), e=e)
+        if r.left >= 4 and r.data[r.pos : r.pos + 4] == _RSA_PAD:
+            r.pos += 4
+        return key
     if kind == _DSA:
         q = _read_bigint(r, f"{field}.q")
         p = _read_bigint(r, f"{field}.p")
@@ -128,6 +137,7 @@ def public_key_to_bytes(key: PublicKey) -> bytes:
         out += b"\x00\x00"
         _put_bigint(out, key.e, "key.e")
         _put_bigint(out, key.n, "key.n")
+        out += _RSA_PAD
     elif isinstance(key, DSAPublicKey):
         put_block(out, _DSA, "key.type")
         out += b"\x00\x00"

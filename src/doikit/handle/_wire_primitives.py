@@ -172,8 +172,10 @@ class Reader:
 
     def done(self, what: str) -> None:
         """Fail unless every byte up to the end was read."""
-        if self.pos != self.end:
-            raise self.fail(what, f"{self.end - self.pos} bytes follow the end of the {what}")
+        left = self.end - self.pos
+        if left:
+            count = "1 byte follows" if left == 1 else f"{left} bytes follow"
+            raise self.fail(what, f"{count} the end of the {what}")
 
 
 def _put(out: bytearray, fmt: struct.Struct, value: int, field: str) -> None:
