@@ -709,6 +709,13 @@ def test_udp_reassembler_refuses_what_is_no_packet(mutate: Any, message: str) ->
         h.UdpReassembler().feed(mutate(first))
 
 
+def test_split_datagrams_wants_a_whole_message() -> None:
+    unit = BY_ID["udp:7"].unit
+    assert h.split_datagrams(unit) == list(BY_ID["udp:7"].packets)
+    with pytest.raises(h.HandleWireError, match="announces 660 message bytes, 661 follow"):
+        h.split_datagrams(unit + b"x")
+
+
 def test_multi_packet_requests_carry_truncated() -> None:
     request = h.AddValueRequest("10.5555/X", (h.HandleValue(1, "DESC", bytes(1000)),))
     packets = h.encode_datagrams(request)

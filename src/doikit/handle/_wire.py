@@ -417,9 +417,14 @@ def split_datagrams(unit: bytes) -> list[bytes]:
     """Datagrams for an encoded message (envelope + message): 492 message bytes each, every
     one with the envelope and its sequence number; the packets of a multi-packet *request*
     carry ``TRUNCATED``, which CNRI's server needs to wait for the rest (its responses do not).
+
+    :raises HandleWireError: when *unit* is not an envelope and the message it announces.
     """
     envelope = decode_envelope(unit)
     message = memoryview(unit)[ENVELOPE_SIZE:]
+    if len(message) != envelope.message_length:
+        detail = f"the envelope announces {envelope.message_length} message bytes, "
+        raise HandleWireError(detail + f"{len(message)} follow", 16, "envelope.message_length")
     if len(message) <= UDP_PAYLOAD:
         return [bytes(unit)]
     head = bytearray(unit[:ENVELOPE_SIZE])

@@ -579,7 +579,8 @@ class ReferralResponse(_Common):
 @dataclass(frozen=True, slots=True)
 class ErrorResponse(_Common):
     """Any other response code, with a message (CNRI's is often empty). ``indexes`` is the
-    DO-IRP "error indices" list after the message, ``None`` when absent (CNRI's case)."""
+    DO-IRP "error indices" list after the message, ``None`` when absent (CNRI's case). Before
+    protocol 2.5, 303 was SERVER_BACKUP and has this layout (CNRI reads it as 7)."""
 
     op_code: int
     response_code: int
