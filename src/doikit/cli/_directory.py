@@ -87,6 +87,12 @@ def _store_errors() -> Iterator[None]:
     help="Open connections per worker; 0: as many as the open-files limit allows.",
 )
 @click.option("--access-log", is_flag=True, help="Write a line per request on stdout.")
+@click.option(
+    "--handle-port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Also serve the native Handle protocol on this port, UDP and TCP (2641 is its own).",
+)
 def serve(
     store: str | None,
     host: str,
@@ -99,6 +105,7 @@ def serve(
     request_timeout: float,
     max_connections: int,
     access_log: bool,
+    handle_port: int | None,
 ) -> None:
     """Run the DOI directory and resolver (doi.org-compatible).
 
@@ -124,6 +131,7 @@ def serve(
             ra_name=ra_name,
             limits=limits,
             access_log=access_log,
+            handle_port=handle_port,
         )
 
 

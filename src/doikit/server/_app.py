@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
@@ -33,6 +33,7 @@ from doikit.server._writes import Writes
 from doikit.server.stores import DamagedRecordError, Store, StoreUnavailable, open_store
 
 if TYPE_CHECKING:
+    import socket
     from collections.abc import AsyncIterator
 
     from starlette.requests import Request
@@ -204,6 +205,8 @@ def create_app(
     request_timeout: float | None = None,
     access_log: bool = False,
     ready: str | None = None,
+    native: list[socket.socket] | None = None,
+    native_address: tuple[str, int] | None = None,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
@@ -211,7 +214,9 @@ def create_app(
     with *demo*, the demo records are loaded on start, and *ready* is printed once all is
     ready. A request that takes longer than *request_timeout* seconds is answered 503
     (``doikit serve`` bounds it in its HTTP protocol instead, at no cost per request); with
-    *access_log* each request is a line on stdout.
+    *access_log* each request is a line on stdout. With *native_address* (host, port) the
+    native Handle protocol is served there too (:mod:`._native`), on the bound TCP and UDP
+    sockets *native* when given.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)
@@ -226,11 +231,18 @@ def create_app(
             from doikit.server._demo import load_demo  # noqa: PLC0415
 
             await load_demo(the_store)
+        listeners: list[Any] = []
+        if native_address is not None:
+            from doikit.server._native import start_native  # noqa: PLC0415
+
+            listeners = await start_native(the_store, *native_address, sockets=native)
         if ready:
             print(ready, flush=True)  # noqa: T201 - the one line that says it is up
         try:
             yield
         finally:
+            for listener in listeners:
+                listener.close()
             await the_store.close()
 
     async def refused(request: Request, exc: Exception) -> Response:

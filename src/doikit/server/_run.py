@@ -44,9 +44,23 @@ def app_from_env() -> object:
         ra_name=os.environ.get("DOIKIT_RA", "doikit"),
         demo=os.environ.get("DOIKIT_DEMO") == "1",
         access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
+        native=NATIVE_SOCKETS or None,
+        native_address=_native_address(),
     )
     GuardedProtocol.answer = getattr(app, "now", None)
     return app
+
+
+#: The native protocol's sockets, bound by :func:`run` for the one worker that serves them.
+NATIVE_SOCKETS: list[socket.socket] = []
+
+
+def _native_address() -> tuple[str, int] | None:
+    given = os.environ.get("DOIKIT_HANDLE")
+    if not given:
+        return None
+    host, port = given.split()
+    return host, int(port)
 
 
 def shown_url(url: str) -> str:
@@ -84,20 +98,22 @@ class ListenError(Exception):
     """The server cannot listen where it was asked to; the message says where and why."""
 
 
-def listen(host: str, port: int) -> list[socket.socket]:
+def listen(
+    host: str, port: int, *, datagram: bool = False, option: str = "--port"
+) -> list[socket.socket]:
     """Sockets bound and listening on every address *host* names, at *port* (0: a free
     port), as asyncio's ``create_server`` would make them, inheritable by uvicorn's workers.
 
     Bound here, before uvicorn starts, so that a busy port is one clear error and the ready
-    line can say that the server listens.
+    line can say that the server listens. *datagram*: UDP sockets, bound (the native
+    Handle protocol's); *option* is named in the error.
 
     :raises ListenError: saying which address, and why.
     """
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        found = socket.getaddrinfo(
-            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
+        kind = socket.SOCK_DGRAM if datagram else socket.SOCK_STREAM
+        found = socket.getaddrinfo(host or None, port, type=kind, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         raise ListenError(f"cannot listen on {where}: {exc.strerror}") from None
     sockets: list[socket.socket] = []
@@ -110,14 +126,15 @@ def listen(host: str, port: int) -> list[socket.socket]:
             if family == socket.AF_INET6:  # :: is IPv6 only, as asyncio binds it
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
-            sock.listen(_BACKLOG)
+            if not datagram:
+                sock.listen(_BACKLOG)
             sock.set_inheritable(True)
     except OSError as exc:
         for sock in sockets:
             sock.close()
         if exc.errno == errno.EADDRINUSE:
             raise ListenError(
-                f"{where} is in use: another program listens there (choose another --port)"
+                f"{where} is in use: another program listens there (choose another {option})"
             ) from None
         raise ListenError(f"cannot listen on {where}: {exc.strerror or exc}") from None
     return sockets
@@ -133,6 +150,7 @@ def run(
     ra_name: str,
     limits: Limits | None = None,
     access_log: bool = False,
+    handle_port: int | None = None,
 ) -> None:
     """Serve until interrupted: uvicorn with uvloop and httptools, the limits enforced.
 
@@ -154,10 +172,24 @@ def run(
         for sock in sockets:
             stack.callback(sock.close)
         port = sockets[0].getsockname()[1]
+        native_note = ""
+        if handle_port is not None:
+            if workers > 1:
+                raise ListenError("--handle-port serves from one worker: leave out --workers")
+            native = listen(host, handle_port, option="--handle-port")
+            for sock in native:
+                stack.callback(sock.close)
+            handle_port = native[0].getsockname()[1]
+            native += listen(host, handle_port, datagram=True, option="--handle-port")
+            stack.callback(native[-1].close)
+            NATIVE_SOCKETS[:] = native
+            os.environ["DOIKIT_HANDLE"] = f"{host} {handle_port}"
+            native_note = f", the Handle protocol on udp and tcp port {handle_port}"
         shown_host = f"[{host}]" if ":" in host else host
         workers_note = f", {workers} workers" if workers > 1 else ""
         print(  # noqa: T201 - the one line that says it is up
             f"doikit serve: listening on http://{shown_host}:{port}, store {shown_url(url)}"
+            + native_note
             + workers_note,
             flush=True,
         )

@@ -1,0 +1,349 @@
+"""The native Handle protocol in ``doikit serve`` (handle-protocol.md §1, §14, §17): the
+same store answered over UDP and TCP on ``--handle-port``, as a prefix's handle server.
+
+:class:`NativeService` turns a decoded request into its response (no I/O);
+:class:`UdpEndpoint` and :class:`TcpEndpoint` move the bytes, through the codec's
+:class:`~doikit.handle.UdpReassembler` and :class:`~doikit.handle.TcpFramer`.
+
+Served today: GET_SITE_INFO (this server's ``HS_SITE``) and RESOLUTION (type and index
+filters; public-only answers hide values without public read exactly as the REST API
+does); a prefix this server does not home is answered 301, as CNRI's server answers.
+Every other operation is answered ``OPERATION_NOT_SUPPORTED`` (5) with a message naming
+the REST API, which does them.
+
+Hostile input: a message is at most 262,144 bytes (the protocol's limit; a length field
+claiming more is refused before anything is read), a TCP connection that sends nothing
+whole within :data:`TCP_IDLE` seconds is closed, UDP requests of several packets wait at
+most a few seconds for the rest, and what one address may be sent over UDP is limited by
+a byte budget (:class:`_UdpBudget`): no amplification beyond a few answers per second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import time
+from typing import TYPE_CHECKING, Final, cast
+
+from doikit._syntax import fold
+from doikit.handle import (
+    INTERFACE_ADMIN,
+    INTERFACE_QUERY,
+    PROTOCOL_HTTP,
+    PROTOCOL_TCP,
+    PROTOCOL_UDP,
+    ErrorResponse,
+    GetSiteInfoRequest,
+    HandleWireError,
+    Interface,
+    OpFlag,
+    ResolutionRequest,
+    ResolutionResponse,
+    ServerInfo,
+    SiteInfo,
+    SiteInfoResponse,
+    TcpFramer,
+    UdpReassembler,
+    decode,
+    encode,
+    filter_values,
+    split_datagrams,
+)
+
+if TYPE_CHECKING:
+    import socket
+
+    from doikit.handle import Message
+    from doikit.server.stores import Store
+
+log = logging.getLogger("doikit.server")
+
+# Response codes this module answers with (handle-protocol.md §8).
+RC_HANDLE_NOT_FOUND: Final = 100
+RC_VALUES_NOT_FOUND: Final = 200
+RC_SERVER_NOT_RESP: Final = 301
+RC_OPERATION_NOT_SUPPORTED: Final = 5
+RC_PROTOCOL_ERROR: Final = 4
+RC_INSUFFICIENT_PERMISSIONS: Final = 401
+RC_SUCCESS: Final = 1
+
+#: How long a response stays good, as CNRI's server sets it (§17): twelve hours.
+EXPIRATION: Final = 12 * 3600
+#: Seconds a TCP connection may wait without sending a whole message.
+TCP_IDLE: Final = 30.0
+#: Bytes one address may be sent over UDP per second, and in a burst (then answers are
+#: dropped, and the client falls back to TCP, as CNRI's clients do after three tries).
+UDP_RATE: Final = 64 * 1024
+UDP_BURST: Final = 256 * 1024
+#: Addresses whose UDP budget is remembered.
+_MAX_ADDRESSES: Final = 100_000
+
+
+def site_for(
+    host: str, port: int, http_port: int | None = None, public_key: bytes = b""
+) -> SiteInfo:
+    """The ``HS_SITE`` of a one-server site at *host*: UDP (query) and TCP (query and
+    admin) on *port*, HTTP on *http_port* when given.
+
+    >>> site = site_for("127.0.0.1", 2641)
+    >>> [(i.protocol, i.port) for i in site.servers[0].interfaces]
+    [(0, 2641), (1, 2641)]
+    """
+    both = INTERFACE_ADMIN | INTERFACE_QUERY
+    interfaces = [
+        Interface(INTERFACE_QUERY, PROTOCOL_UDP, port),
+        Interface(both, PROTOCOL_TCP, port),
+    ]
+    if http_port is not None:
+        interfaces.append(Interface(both, PROTOCOL_HTTP, http_port))
+    anywhere = host in ("", "0.0.0.0", "localhost")  # noqa: S104 - the name of every address
+    address = ipaddress.ip_address("127.0.0.1" if anywhere else host)
+    server = ServerInfo(1, address, public_key, tuple(interfaces))
+    return SiteInfo(
+        (server,), serial_number=1, primary=True, attributes=(("desc", "doikit serve"),)
+    )
+
+
+class NativeService:
+    """The answers of one server over one store (sans-IO: requests in, responses out)."""
+
+    def __init__(self, store: Store, site: SiteInfo) -> None:
+        self.store = store
+        self.site = site
+
+    def _reply_fields(self, request: Message) -> dict[str, object]:
+        return {
+            "request_id": request.request_id,
+            "session_id": request.session_id,
+            "op_flags": (request.op_flags | OpFlag.AUTHORITATIVE) & ~OpFlag.REQUEST_DIGEST,
+            "site_info_serial": self.site.serial_number,
+            "expiration": int(time.time()) + EXPIRATION,
+        }
+
+    def error(self, request: Message, code: int, message: str) -> ErrorResponse:
+        """An error response to *request*."""
+        return ErrorResponse(
+            op_code=request.op_code,
+            response_code=code,
+            message=message,
+            **self._reply_fields(request),  # type: ignore[arg-type]
+        )
+
+    async def answer(self, request: Message) -> Message:
+        """The response to one decoded request."""
+        if request.response_code != 0:
+            return self.error(request, RC_PROTOCOL_ERROR, "a response is not a request")
+        if isinstance(request, GetSiteInfoRequest):
+            return SiteInfoResponse(site=self.site, **self._reply_fields(request))  # type: ignore[arg-type]
+        if isinstance(request, ResolutionRequest):
+            return await self._resolve(request)
+        return self.error(
+            request,
+            RC_OPERATION_NOT_SUPPORTED,
+            f"doikit serve does not do operation {request.op_code} over the native protocol"
+            " yet; its REST API (/api/handles) does",
+        )
+
+    async def homes(self, prefix: str) -> bool:
+        """Whether this server homes *prefix*: its prefix handle ``0.NA/<prefix>`` is in the
+        store (``doikit admin create --prefix`` makes it), or names under it are."""
+        if await self.store.get(fold("0.NA/" + prefix)) is not None:
+            return True
+        return await self.store.has_prefix(prefix)
+
+    async def _resolve(self, request: ResolutionRequest) -> Message:
+        handle = request.handle
+        prefix, slash, suffix = handle.partition("/")
+        if not slash:
+            prefix, suffix = "0.NA", handle  # a slash-less name is a prefix handle (§16.2)
+        homed = suffix if prefix.upper() == "0.NA" else prefix
+        if not await self.homes(homed):
+            return self.error(request, RC_SERVER_NOT_RESP, "That prefix doesn't live here")
+        stored = await self.store.get(fold(handle if slash else "0.NA/" + handle))
+        if stored is None:
+            return self.error(request, RC_HANDLE_NOT_FOUND, "")
+        values = stored.values()
+        if request.op_flags & OpFlag.PUBLIC_ONLY:
+            values = tuple(v for v in values if v.public_read)
+        elif not all(v.public_read for v in values):
+            return self.error(
+                request,
+                RC_INSUFFICIENT_PERMISSIONS,
+                "this name holds values without public read; authentication over the native"
+                " protocol is not served yet: ask with public-only set, or over the REST API",
+            )
+        values = filter_values(values, request.types, request.indexes)
+        if not values:
+            return self.error(request, RC_VALUES_NOT_FOUND, "")
+        return ResolutionResponse(handle=handle, values=values, **self._reply_fields(request))  # type: ignore[arg-type]
+
+    async def answer_bytes(self, unit: bytes) -> bytes | None:
+        """The encoded response to one encoded request (envelope + message), or ``None``
+        when nothing can be answered (not even a request id could be read)."""
+        try:
+            request = decode(unit)
+        except HandleWireError as exc:
+            return _protocol_error(unit, str(exc))
+        try:
+            response = await self.answer(request)
+            return encode(response)
+        except HandleWireError as exc:  # a value this build cannot put on the wire
+            return encode(self.error(request, 2, f"the answer cannot be encoded: {exc}"))
+
+
+def _protocol_error(unit: bytes, detail: str) -> bytes | None:
+    """A PROTOCOL_ERROR response to bytes that did not decode, echoing what of the envelope
+    and header could be read."""
+    if len(unit) < 28:
+        return None
+    request_id = int.from_bytes(unit[8:12], "big", signed=True)
+    session_id = int.from_bytes(unit[4:8], "big", signed=True)
+    op_code = int.from_bytes(unit[20:24], "big", signed=True)
+    try:
+        return encode(
+            ErrorResponse(
+                op_code=op_code,
+                response_code=RC_PROTOCOL_ERROR,
+                message=detail[:400],
+                request_id=request_id,
+                session_id=session_id,
+                op_flags=OpFlag.AUTHORITATIVE,
+                expiration=int(time.time()) + EXPIRATION,
+            )
+        )
+    except HandleWireError:
+        return None
+
+
+class _UdpBudget:
+    """Bytes each address may still be sent over UDP: a token bucket per address."""
+
+    def __init__(self) -> None:
+        self._buckets: dict[object, tuple[float, float]] = {}
+
+    def take(self, address: object, size: int, now: float) -> bool:
+        tokens, last = self._buckets.pop(address, (float(UDP_BURST), now))
+        tokens = min(float(UDP_BURST), tokens + (now - last) * UDP_RATE)
+        allowed = tokens >= size
+        self._buckets[address] = (tokens - size if allowed else tokens, now)
+        if len(self._buckets) > _MAX_ADDRESSES:
+            del self._buckets[next(iter(self._buckets))]
+        return allowed
+
+
+class UdpEndpoint(asyncio.DatagramProtocol):
+    """The native protocol over UDP: datagrams reassembled, answered in packets of 512."""
+
+    def __init__(self, service: NativeService) -> None:
+        self.service = service
+        self.transport: asyncio.DatagramTransport | None = None
+        self.reassembler = UdpReassembler()
+        self.budget = _UdpBudget()
+        self.dropped = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast("asyncio.DatagramTransport", transport)  # uvloop's is no subclass
+
+    def datagram_received(self, data: bytes, addr: tuple[str | object, ...]) -> None:
+        now = time.monotonic()
+        try:
+            unit = self.reassembler.feed(data, addr, now)
+        except HandleWireError:
+            return  # a datagram that is no packet of the protocol: no answer to amplify
+        if unit is not None:
+            asyncio.get_running_loop().create_task(self._answer(unit, addr))
+
+    async def _answer(self, unit: bytes, addr: tuple[str | object, ...]) -> None:
+        reply = await self.service.answer_bytes(unit)
+        if reply is None or self.transport is None or self.transport.is_closing():
+            return
+        if not self.budget.take(addr[0], len(reply), time.monotonic()):
+            self.dropped += 1
+            return
+        for packet in split_datagrams(reply):
+            self.transport.sendto(packet, addr)
+
+
+class TcpEndpoint(asyncio.Protocol):
+    """The native protocol over TCP: one request per connection unless the client asks to
+    keep it (KEEP_ALIVE), as CNRI's server does."""
+
+    def __init__(self, service: NativeService) -> None:
+        self.service = service
+        self.transport: asyncio.Transport | None = None
+        self.framer = TcpFramer()
+        self.busy = False
+        self.timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast("asyncio.Transport", transport)
+        self._arm()
+
+    def _arm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = asyncio.get_running_loop().call_later(TCP_IDLE, self._idle)
+
+    def _idle(self) -> None:
+        if self.transport is not None and not self.busy:
+            self.transport.close()
+
+    def connection_lost(self, _exc: Exception | None) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.transport = None
+
+    def data_received(self, data: bytes) -> None:
+        self.framer.feed(data)
+        if not self.busy:
+            self._next()
+
+    def _next(self) -> None:
+        if self.transport is None:
+            return
+        try:
+            unit = self.framer.next_unit()
+        except HandleWireError as exc:  # an envelope no message can follow: say so, close
+            log.debug("native TCP: %s", exc)
+            self.transport.close()
+            return
+        if unit is None:
+            return
+        self.busy = True
+        self.transport.pause_reading()
+        asyncio.get_running_loop().create_task(self._answer(unit))
+
+    async def _answer(self, unit: bytes) -> None:
+        reply = await self.service.answer_bytes(unit)
+        transport = self.transport
+        if transport is None:
+            return
+        if reply is not None:
+            transport.write(reply)
+        keep = len(unit) >= 32 and int.from_bytes(unit[28:32], "big") & OpFlag.KEEP_ALIVE
+        if not keep or reply is None:
+            transport.close()
+            return
+        self.busy = False
+        self._arm()
+        transport.resume_reading()
+        self._next()
+
+
+async def start_native(
+    store: Store, host: str, port: int, *, sockets: list[socket.socket] | None = None
+) -> list[asyncio.AbstractServer | asyncio.BaseTransport]:
+    """Serve the native protocol for *store* at *host*:*port* over TCP and UDP, on the bound
+    *sockets* when given (a listening TCP socket first, a UDP socket last)."""
+    service = NativeService(store, site_for(host, port))
+    loop = asyncio.get_running_loop()
+    if sockets:
+        server = await loop.create_server(lambda: TcpEndpoint(service), sock=sockets[0])
+        udp, _ = await loop.create_datagram_endpoint(lambda: UdpEndpoint(service), sock=sockets[-1])
+    else:
+        server = await loop.create_server(lambda: TcpEndpoint(service), host, port)
+        udp, _ = await loop.create_datagram_endpoint(
+            lambda: UdpEndpoint(service), local_addr=(host, port)
+        )
+    return [server, udp]
