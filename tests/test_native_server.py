@@ -1,0 +1,184 @@
+"""`doikit serve --handle-port`: the native Handle protocol over real UDP and TCP sockets on
+loopback, on both stores, spoken by doikit's own codec (tests/test_handle_interop.py speaks
+to it with CNRI's client when one is built)."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from conftest import free_port, start_server, stop_server
+from doikit.handle import (
+    ErrorResponse,
+    GetSiteInfoRequest,
+    OpFlag,
+    ResolutionRequest,
+    ResolutionResponse,
+    SiteInfoResponse,
+    TcpFramer,
+    UdpReassembler,
+    decode,
+    encode,
+    encode_datagrams,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from conftest import Server
+    from doikit.handle import Message
+
+NAME = "10.5555/native-1"
+VALUES = [
+    {"index": 1, "type": "URL", "data": "https://example.org/native"},
+    {"index": 2, "type": "EMAIL", "data": "a@example.org"},
+    {"index": 3, "type": "DESC", "data": "hidden", "permissions": "1100"},
+]
+
+
+@pytest.fixture(scope="module")
+def native(module_store: str) -> Iterator[tuple[Server, int]]:
+    port = free_port()
+    server = start_server(module_store, options=("--handle-port", str(port)))
+    auth = {"Authorization": f"Bearer {server.token}"}
+    r = httpx.put(f"{server.url}/api/handles/{NAME}", json={"values": VALUES}, headers=auth)
+    assert r.status_code == 201
+    try:
+        yield server, port
+    finally:
+        stop_server(server)
+
+
+def udp(port: int, request: Message, timeout: float = 3.0) -> Message:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(timeout)
+        for packet in encode_datagrams(request):
+            sock.sendto(packet, ("127.0.0.1", port))
+        reassembler = UdpReassembler()
+        while True:
+            data, _ = sock.recvfrom(65536)
+            unit = reassembler.feed(data, "server", time.monotonic())
+            if unit is not None:
+                return decode(unit)
+
+
+def tcp(port: int, request: Message | bytes, timeout: float = 3.0) -> Message | None:
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(request if isinstance(request, bytes) else encode(request))
+        framer = TcpFramer()
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return None
+            framer.feed(data)
+            message = framer.next_message()
+            if message is not None:
+                return message
+
+
+PO = OpFlag.PUBLIC_ONLY
+
+
+def test_site_info_over_udp_and_tcp(native: tuple[Server, int]) -> None:
+    _, port = native
+    for ask in (udp, tcp):
+        answer = ask(port, GetSiteInfoRequest("/", request_id=41))
+        assert isinstance(answer, SiteInfoResponse)
+        assert answer.request_id == 41
+        assert answer.op_flags & OpFlag.AUTHORITATIVE
+        (server,) = answer.site.servers
+        assert {(i.protocol, i.port) for i in server.interfaces} == {(0, port), (1, port)}
+
+
+def test_resolution_with_filters_and_public_only(native: tuple[Server, int]) -> None:
+    _, port = native
+    for ask in (udp, tcp):
+        answer = ask(port, ResolutionRequest(NAME.upper(), request_id=7, op_flags=PO))
+        assert isinstance(answer, ResolutionResponse)
+        assert answer.handle == NAME.upper()  # echoed as asked
+        assert [v.index for v in answer.values] == [1, 2]  # 3 has no public read
+        typed = ask(port, ResolutionRequest(NAME, types=("URL",), op_flags=PO))
+        assert isinstance(typed, ResolutionResponse)
+        assert [(v.type, v.data) for v in typed.values] == [("URL", b"https://example.org/native")]
+        indexed = ask(port, ResolutionRequest(NAME, indexes=(2,), op_flags=PO))
+        assert isinstance(indexed, ResolutionResponse)
+        assert [v.index for v in indexed.values] == [2]
+
+
+@pytest.mark.parametrize(
+    ("request_", "code"),
+    [
+        (ResolutionRequest("10.9999/elsewhere", op_flags=PO), 301),
+        (ResolutionRequest("10.5555/absent", op_flags=PO), 100),
+        (ResolutionRequest(NAME, types=("NOPE",), op_flags=PO), 200),
+        (ResolutionRequest(NAME), 401),  # a private value, no authentication yet
+    ],
+)
+def test_errors_as_cnri_answers(native: tuple[Server, int], request_: Message, code: int) -> None:
+    _, port = native
+    for ask in (udp, tcp):
+        answer = ask(port, request_)
+        assert isinstance(answer, ErrorResponse)
+        assert answer.response_code == code
+
+
+def test_hostile_bytes_crash_nothing(native: tuple[Server, int]) -> None:
+    server, port = native
+    # An envelope claiming 2 GB: the connection is closed, nothing is allocated.
+    huge = struct.pack(">BBBBiiii", 2, 11, 2, 11, 0, 1, 0, 0x7FFFFFFF)
+    assert tcp(port, huge + b"\x00" * 100) is None
+    # Garbage, truncated and empty datagrams are not answered (nothing to amplify).
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(0.5)
+        for junk in (b"", b"\xff" * 600, encode(GetSiteInfoRequest("/"))[:30], b"\x02" * 20):
+            sock.sendto(junk, ("127.0.0.1", port))
+        with pytest.raises(TimeoutError):
+            sock.recvfrom(65536)
+    # A stream that stops halfway is closed at the idle deadline; meanwhile others are answered.
+    with socket.create_connection(("127.0.0.1", port)) as slow:
+        slow.sendall(encode(GetSiteInfoRequest("/"))[:25])
+        assert isinstance(udp(port, GetSiteInfoRequest("/")), SiteInfoResponse)
+        assert isinstance(tcp(port, GetSiteInfoRequest("/")), SiteInfoResponse)
+    assert server.process.poll() is None
+    assert "Traceback" not in server.errors()
+
+
+def test_the_rest_api_and_the_native_protocol_read_one_store(native: tuple[Server, int]) -> None:
+    server, port = native
+    auth = {"Authorization": f"Bearer {server.token}"}
+    name = "10.5555/native-both"
+    body = {"values": [{"index": 1, "type": "URL", "data": "https://a.example/"}]}
+    assert httpx.put(f"{server.url}/api/handles/{name}", json=body, headers=auth).is_success
+    answer = udp(port, ResolutionRequest(name, op_flags=PO))
+    assert isinstance(answer, ResolutionResponse)
+    assert answer.values[0].data == b"https://a.example/"
+    assert httpx.delete(f"{server.url}/api/handles/{name}", headers=auth).is_success
+    gone = udp(port, ResolutionRequest(name, op_flags=PO))
+    assert isinstance(gone, ErrorResponse)
+    assert gone.response_code == 100
+
+
+def test_a_busy_handle_port_is_one_line_and_exit_2(tmp_path: object) -> None:
+    import subprocess  # noqa: PLC0415
+
+    from conftest import DOIKIT  # noqa: PLC0415
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+        store = f"sqlite:///{tmp_path}/s.sqlite3"
+        done = subprocess.run(
+            [DOIKIT, "serve", "--store", store, "--port", "0", "--handle-port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().count("\n") == 0
+    assert "--handle-port" in done.stderr
