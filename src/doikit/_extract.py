@@ -24,6 +24,7 @@ import html
 import itertools
 import re
 import unicodedata
+from collections import Counter
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol, TypeVar, cast
 from urllib.parse import unquote
 
@@ -82,7 +83,8 @@ class Found(NamedTuple):
 #   number, and a suffix (the group) of the same shape with any characters; _quick checks what
 #   surrounds it.
 # - group 3 (empty): else the bare prefix and its separator: '/', JSON's '\/', '%2F' (in
-#   URLs), ':' (only after urn:doi:) or an HTML reference to '/', for the general walk (_walk).
+#   URLs), ':' (only after urn:doi:) or an HTML reference to '/', for the general walk (_walk);
+#   not inside a number (_BARE_START).
 _SEPARATOR: Final = r"(?:/|\\/|%2[Ff]|:|&#[xX]0*2[Ff];|&#0*47;|&sol;)"
 _ASCII_GRAPHIC: Final = "".join(map(chr, range(0x21, 0x7F)))
 # Legal in a DOI name, but no real DOI holds them and real text writes them right after
@@ -162,15 +164,19 @@ def _suffix(plain: str, first: str, guarded: str = "", *, gate: str = "") -> str
     # (';' then a letter, a blank, a quote, the end, a number that fills a field or the
     # next DOI ends the DOI: _FIELD_AFTER and _NEXT_DOI in the walk; 'doi:', 'https://' and
     # 'www.' start with a letter. A ',' ends it always.)
+    # The repeats of separated and bracketed parts are possessive: given back, a part leaves
+    # the match at its ';' or opener, where _TRAIL and the end the pattern looks for read the
+    # characters they read without it; but the trailing punctuation was read again after each
+    # one given back, quadratic on '10.1000/a' followed by ';' repeated (issue 27).
     separator = rf";(?!{_AFTER_SEPARATOR_ENDS})"
-    inner = rf"{plain}*+(?:{separator}{plain}*+(?:{separator}{plain}*+)*|)"
+    inner = rf"{plain}*+(?:{separator}{plain}*+(?:{separator}{plain}*+)*+|)"
     opened = rf"\({inner}\)|\[{_NO_FIELD_TAG}{inner}\]|\{{{inner}\}}|<{_NO_AID_SHORT}[0-9]{inner}>"
     special = rf"{separator}|{opened}"
     tail = (
         rf"(?:[;(\[{{<](?:(?<=;)(?!{_AFTER_SEPARATOR_ENDS})"
         rf"|(?<=\(){inner}\)|(?<=\[){_NO_FIELD_TAG}{inner}\]|(?<=\{{){inner}\}}"
         rf"|(?<=<){_NO_AID_SHORT}[0-9]{inner}>)"
-        rf"{plain}*+(?:(?:{special}){plain}*+)*|)"
+        rf"{plain}*+(?:(?:{special}){plain}*+)*+|)"
     )
     if guarded:
         opened = rf"(?!{_PLACEHOLDER})(?:{_class(guarded)}|{opened})"
@@ -242,6 +248,12 @@ _DECIDED_END: Final = r"(?=[\")\]}>|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ 
 _DECIDED_END_IN_URL: Final = (
     r"(?=[\")\]}>?#'|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ \t]*+[^.\s]|(?<=,))"
 )
+# Where the bare start (group 3) is tried. The walk refuses a start glued to a digit or '.'
+# (_GLUED), save after a catalogue's subfield code ('$$1', _SUBFIELD_BEFORE) or before a line
+# break (it refuses that start too, but the scan then goes on after the next line's prefix).
+# Every '10.' inside a run of digits and dots is such a start: tried, each would read the
+# run to its end again, quadratic on '10.' repeated (issue 27).
+_BARE_START: Final = r"(?:(?<![0-9.]10\.)|(?<=[$\x1f][0-9]10\.)|(?=[ \t]*\r?\n))"
 _CANDIDATE_PATTERN: Final = (
     r"10\.(?:"
     # in text (no group: the commonest match, told apart by match.lastindex being None)
@@ -257,10 +269,10 @@ _CANDIDATE_PATTERN: Final = (
     rf"{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST, gate=_SUFFIX_GATE)}{_TRAIL}"
     rf"{_DECIDED_END_IN_URL}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
-    rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}(?:[\s\"]|\Z))"
+    rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}+(?:[\s\"]|\Z))"
     rf"{_REGISTRANT}/({_suffix(_ANY_PLAIN, _ANY_PLAIN)})"
     # 3: the bare start (a line break may follow '10.': 'doi:10.' + '1162/…' in PDF text)
-    rf"|(?:[ \t]*\r?\n[ \t]*)?[0-9]+(?:\.[0-9]+)*{_SEPARATOR}()"
+    rf"|{_BARE_START}(?:[ \t]*\r?\n[ \t]*)?[0-9]+(?:\.[0-9]+)*{_SEPARATOR}()"
     # 4: a name spaced out behind a DOI marker (_spaced)
     r"|(?:(?<=[Dd][Oo][Ii][:\uff1a]10\.)|(?<=[Dd][Oo][Ii][:\uff1a] 10\.)) (?=[0-9]{4})())"
 )
@@ -290,7 +302,10 @@ _URL_TOKEN: Final = re.compile(
     re.IGNORECASE | re.ASCII,
 )
 # A doi query parameter, or a MediaWiki template's doi field ('|doi=10.…').
-_DOI_PARAMETER: Final = re.compile(r"[?&;|][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII)
+_PARAMETER_STARTS: Final = "?&;|"
+_DOI_PARAMETER: Final = re.compile(
+    rf"[{_PARAMETER_STARTS}][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII
+).match
 _BOUNDARIES: Final = " \t\n\r\f\v\"'<>([{`|;,"
 _ESCAPES: Final = frozenset({"3A", "3a", "2F", "2f"})
 _ESCAPED_SLASHES: Final = frozenset({"%2F", "%2f"})
@@ -303,6 +318,7 @@ _PAGE_RANGE_BEFORE: Final = re.compile(r"(?<![0-9A-Za-z._\-/])[0-9]{1,6}-\Z")
 _LOOKBACK: Final = 1024
 _OPENERS: Final = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _CLOSERS: Final = frozenset(_OPENERS.values())
+_OPENER_OF: Final = {closer: opener for opener, closer in _OPENERS.items()}
 # (_TRAIL_CHARS and what else trails a DOI: ellipsis, closing quotes, a soft hyphen)
 _TRAILING: Final = frozenset(_TRAIL_CHARS + '…"”’»›\xad')
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
@@ -379,7 +395,11 @@ def find_all(source: str | _Readable | Iterable[str]) -> Iterator[Found]:
 
     *source* is a ``str``, a text file object, or an iterable of ``str`` chunks; files and
     chunks are read in constant memory, and a DOI split across two chunks is still found
-    whole. Offsets count from the start of the whole stream.
+    whole. Offsets count from the start of the whole stream. A ``str`` subclass (markupsafe's
+    ``Markup``, BeautifulSoup's ``NavigableString``) is read as its characters, and the
+    answers are plain ``str``. Any text is read in time linear in its length.
+
+    :raises TypeError: when *source* or a chunk is no ``str`` (a binary file).
 
     >>> text = "Refs: 10.1000/182, 10.1038/nature12373; 10.1093/nar/27.2.573."
     >>> [str(found.doi) for found in find_all(text)]
@@ -392,8 +412,10 @@ def find_all(source: str | _Readable | Iterable[str]) -> Iterator[Found]:
     >>> [(str(f.doi), f.start) for f in find_all(["see 10.10", "00/18", "2 and doi:10.1/x"])]
     [('10.1000/182', 4), ('10.1/x', 24)]
     """
-    if isinstance(source, str):
+    if type(source) is str:
         return _scan(source, 0, None)
+    if isinstance(source, str):
+        return _scan(_exact(source), 0, None)
     return _chunked(_chunks_of(source), _scan_chunk, _LOOKBACK)
 
 
@@ -407,11 +429,28 @@ _MAX_CARRY: Final = 1 << 20
 
 
 def _chunks_of(source: _Readable | Iterable[str]) -> Iterable[str]:
-    """The chunks of a text file object (read in _CHUNK pieces) or of an iterable."""
+    """The chunks of a text file object (read in _CHUNK pieces) or of an iterable, each an
+    exact str (_exact)."""
     read = getattr(source, "read", None)
     if callable(read):
-        return iter(lambda: read(_CHUNK), "")
-    return cast("Iterable[str]", source)
+        return map(_exact, iter(lambda: read(_CHUNK), ""))
+    return map(_exact, cast("Iterable[str]", source))
+
+
+def _exact(text: object) -> str:
+    """*text* as an exact str: a subclass (BeautifulSoup's NavigableString,
+    markupsafe.Markup, numpy.str_) is read as its characters, none of its methods, so that
+    every build gives the same exact str answers at the same offsets (Markup's slices are
+    Markup, and joined to a str, it escapes the str's characters; the C scan takes an exact
+    str only).
+
+    :raises TypeError: when *text* is no str (bytes: a file opened in binary mode)."""
+    if type(text) is str:
+        return text
+    if isinstance(text, str):
+        return str.__str__(text)
+    msg = f"DOIs are found in text: a str, a text file or str chunks, not {type(text).__name__}"
+    raise TypeError(msg)
 
 
 class _ChunkScan(Protocol[T_co]):
@@ -695,7 +734,10 @@ def _after_resolver(text: str, start: int) -> bool:
     return False
 
 
-_STARTS_AFTER_A_CUT: Final = 2
+# How many starts the rest of a run the walk has read may hold for the scan to read it again
+# (_read_on), and what counts as one: a '10.' the candidate pattern tries (_BARE_START).
+_STARTS_READ_AGAIN: Final = 2
+_MAY_START: Final = re.compile(rf"10\.{_BARE_START}").finditer
 
 
 def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Found | None, int]:
@@ -751,15 +793,27 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     if _IS_PLACEHOLDER(text, position if line_break is None else line_break.end()):
         return None, run_end  # past the whole token: a scan from its start again is quadratic
     if text.startswith("\\@", end):
-        return None, position  # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
+        # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
+        return None, _read_on(text, position, run_end)
     found = _make(text, start, end, urn=urn, in_url=in_url)
-    if end < run_end:
-        # Cut before an unclosed bracket (_grow): the rest of the run may hold another DOI
-        # ('10.1000/a(https://doi.org/10.1000/b'), scanned when it holds at most two starts;
-        # else the scan goes on after the run, which it has read, so that '10.1000/a('
-        # repeated stays linear.
-        return found, (end if text.count("10.", end, run_end) <= _STARTS_AFTER_A_CUT else run_end)
-    return found, (position if found is None else found.end)
+    # Cut before an unclosed bracket (_grow), the rest of the run may hold another DOI
+    # ('10.1000/a(https://doi.org/10.1000/b'); so may the rest of a candidate refused, or
+    # cut by _make (a view after a DOI in a URL).
+    after = end if end < run_end else (position if found is None else found.end)
+    return found, _read_on(text, after, run_end)
+
+
+def _read_on(text: str, after: int, run_end: int) -> int:
+    """Where the scan goes on after a walk that has read the run up to *run_end* and taken
+    (or refused) the text only up to *after*: there when the rest of the run holds at most
+    _STARTS_READ_AGAIN starts, else after the run. Each start in the rest reads the rest of
+    the run again, so that '10.1000/a(' or '10.1000/a+' repeated before a '\\@' would be
+    quadratic (issue 27); no DOI of the corpora shares its run with more than two others."""
+    if after < run_end:
+        more = itertools.islice(_MAY_START(text, after, run_end), _STARTS_READ_AGAIN, None)
+        if next(more, None) is not None:
+            return run_end
+    return after
 
 
 # A name spaced out after its '10.', as the text layers of Chinese journals' PDFs write it
@@ -833,10 +887,15 @@ def _after_doi_path_label(text: str, start: int) -> bool:
 def _token_start(text: str, start: int) -> int:
     """Where the token that reaches *start* begins: after the last boundary (a blank, a
     quote, a bracket), at most _LOOKBACK back."""
-    # rfind stops at the nearest boundary; the window keeps a scan linear on text with
-    # no boundaries at all. A URL longer than the window is read as plain text.
+    # rfind stops at the nearest boundary, and each boundary found narrows the window for
+    # the next; the window keeps a scan linear on text with no boundaries at all. A URL
+    # longer than the window is read as plain text.
     low = max(0, start - _LOOKBACK)
-    return max(low, *(text.rfind(char, low, start) + 1 for char in _BOUNDARIES))
+    for char in _BOUNDARIES:
+        at = text.rfind(char, low, start)
+        if at >= 0:
+            low = at + 1
+    return low
 
 
 def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:
@@ -848,10 +907,14 @@ def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:
         # a path segment's start (_after_doi_path_label)
         return False
     token = _token_start(text, start)
-    return (
-        _URL_TOKEN.match(text, token, start) is not None
-        or _DOI_PARAMETER.search(text, token, start) is not None
-    )
+    if _URL_TOKEN.match(text, token, start) is not None:
+        return True
+    if text[start - 1] != "=":
+        return False
+    # The parameter's name runs from the last of _PARAMETER_STARTS to the '=': matched
+    # there, not searched for from the token's start (over and over in a long token).
+    at = max(text.rfind(char, token, start) for char in _PARAMETER_STARTS)
+    return at >= 0 and _DOI_PARAMETER(text, at, start) is not None
 
 
 def find(source: str | _Readable | Iterable[str]) -> Found | None:
@@ -1106,8 +1169,15 @@ def _in_url_length(text: str, start: int, raw: str) -> int:
     its escapes end (_escaped_end), nor a view, a file or a badge's image or colour."""
     kept = _escaped_end(raw) if "%" in raw else len(raw)
     raw = raw[:kept]
-    tail = _URL_TAILS.search(raw)
-    if tail is None and text.find(_BADGE, _token_start(text, start), start) >= 0:
+    # (a tail holds no line break and ends at the end or before a last one: it sits in the
+    # last line; searched for from every view's '/' in the lines before, each read on to
+    # its line's end, quadratic on a view repeated across joined lines)
+    tail = _URL_TAILS.search(raw, raw.rfind("\n", 0, len(raw) - 1) + 1)
+    if (
+        tail is None
+        and text.find(_BADGE, max(0, start - _LOOKBACK), start) >= 0  # (the token is in it)
+        and text.find(_BADGE, _token_start(text, start), start) >= 0
+    ):
         # a badge's image is named after the DOI (…/badge/DOI/10.1093/x/btu153.svg), and
         # a shields.io badge's after the DOI and its colour
         tail = (_BADGE_COLOUR if _after_shields_badge(text, start) else _BADGE_IMAGE).search(raw)
@@ -1151,16 +1221,21 @@ def _escaped_end(raw: str) -> int:
     escaped closer that nothing in it opens."""
     stop = _ESCAPED_STOP.search(raw)
     end = len(raw) if stop is None else stop.start()
+    brackets: Counter[str] | None = None  # of raw[:end] decoded, once a closer asks
     while end:
-        escape = _ESCAPE_AT_END.search(raw, 0, end)
+        escape = _ESCAPE_AT_END.search(raw, max(0, end - 3), end)
         char = chr(int(escape.group(1), 16)) if escape is not None else raw[end - 1]
         cut = 3 if escape is not None else 1
         if char in _TRAILING:
             end -= cut
         elif char in _CLOSERS and escape is not None:
-            decoded = unquote(raw[: end - cut])
-            opener = next(o for o, c in _OPENERS.items() if c == char)
-            if decoded.count(opener) > decoded.count(char):
+            # (each escape decodes to one character, and an ASCII one never joins the bytes
+            # around it: the counts of what is cut one by one from the end are kept, not
+            # decoded again for each, which is quadratic on '%29' repeated)
+            if brackets is None:
+                brackets = Counter(unquote(raw[:end]))
+            brackets[char] -= 1
+            if brackets[_OPENER_OF[char]] > brackets[char]:
                 break
             end -= cut
         else:
@@ -1294,7 +1369,7 @@ def find_short(source: str | _Readable | Iterable[str]) -> Iterator[FoundShort]:
     []
     """
     if isinstance(source, str):
-        return _short_in(source, 0, len(source), 0)
+        return _short_in(_exact(source), 0, len(source), 0)
     return _chunked(_chunks_of(source), _short_chunk, _SHORT_KEEP)
 
 
