@@ -7,11 +7,24 @@ reads the text of real papers fastest and best (BENCHMARKS.md, "PDF libraries").
 - **Text**: each page's text, read by PDFium. PDFium joins a line that ends in a hyphen to
   the next and marks the place; doikit puts back ``-`` and the line break, and the
   extractor's rule for line breaks decides (:func:`doikit.find_all`): a DOI's own hyphen at
-  a break stays, a word of the suffix hyphenated at a break is joined without it.
+  a break stays, a word of the suffix hyphenated at a break is joined without it. Letters
+  that TeX's math symbol font (CMSY, without a Unicode map) draws as symbols near a DOI are
+  read as the symbols (``h`` as ``⟨``, ``i`` as ``⟩``), and a DOI that runs into a
+  metavariable (``10.1007/s00037-⟨year⟩``, a template in a class's manual) is no DOI.
 - **Links**: the URI of every link annotation (``https://doi.org/10.…`` behind a reference).
-- **Metadata**: the document information dictionary (Title, Subject, Keywords…) and the XMP
-  packet (``prism:doi``, ``dc:identifier``), read from the file's bytes (XMP packets are
-  written to be found that way; a compressed metadata stream is inflated).
+- **Metadata**: the document information dictionary (Title, Subject, Keywords…, and the
+  ``doi`` key some publishers add) and every XMP packet (``prism:doi``, ``dc:identifier``),
+  read from the file's bytes (XMP packets are written to be found that way; a compressed
+  metadata stream is inflated).
+
+**Limits.** PDFium runs in a child process, so that no PDF can take more than *memory*
+bytes of address space (default :data:`MEMORY`, 1 GiB) or more than *timeout* seconds
+(default :data:`TIMEOUT`, 60 s) counted while doikit reads and scans (not while the caller
+handles what it yields), and a PDFium crash is an error, not the end of the caller. A
+limit reached raises :class:`PDFLimitError` after every DOI found before it was yielded.
+With ``memory=None, timeout=None`` the PDF is read in this process, with no limit (for
+trusted files; it saves starting a process, about 0.1 s). The memory limit is enforced
+where the system has ``resource.RLIMIT_AS`` (Linux, the BSDs).
 
 >>> from doikit.pdf import PDFFound
 >>> PDFFound._fields
@@ -22,34 +35,53 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
+import math
+import os
 import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, Final, Literal, NamedTuple, Self
 
 from doikit._extract import find_all as _find_all
 
 if TYPE_CHECKING:
-    import os
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from doikit._doi import DOI
 
-__all__ = ["MissingExtraError", "PDFError", "PDFFound", "find_all", "is_pdf", "page_texts"]
+__all__ = [
+    "MEMORY",
+    "TIMEOUT",
+    "MissingExtraError",
+    "PDFError",
+    "PDFFound",
+    "PDFLimitError",
+    "find_all",
+    "is_pdf",
+    "page_texts",
+]
 
 INSTALL: Final = "reading PDF files needs the pdf extra: pip install 'doikit[pdf]'"
+#: The address space a PDF's reader may use, in bytes (1 GiB): a 1 MB PDF can inflate a
+#: stream of zeros to 1 GiB, and 30 MB of text costs PDFium about 6 GB.
+MEMORY: Final = 1 << 30
+#: The seconds a PDF may take to read and scan (a 1,000-page book takes PDFium about 3 s).
+TIMEOUT: Final = 60.0
+
 # PDFium marks where it joined a line that ended in a hyphen (U+FFFE from get_text_range,
 # U+0002 from get_text_bounded): the hyphen and the line break, as they were on the page.
 _JOINED_HYPHEN: Final = re.compile("[\ufffe\x02]")
-_XMP: Final = re.compile(rb"<x:xmpmeta\b.*?</x:xmpmeta>", re.DOTALL)
-# A metadata stream's dictionary and data (for packets written compressed).
-_METADATA_STREAM: Final = re.compile(
-    rb"<<(?:(?!>>)[^\x00])*?/Type\s*/Metadata(?:(?!>>)[^\x00])*?/FlateDecode"
-    rb"(?:(?!>>)[^\x00])*>>\s*stream\r?\n(.*?)endstream",
-    re.DOTALL,
-)
-_INFLATED_MAX: Final = 1 << 24  # 16 MiB of XMP is far more than any real document has
-_INFO_KEYS: Final = ("Title", "Subject", "Keywords", "Author", "Creator")
+_INFO_KEYS: Final = ("Title", "Subject", "Keywords", "Author", "Creator", "doi", "DOI")
+_PIECE: Final = 1 << 16  # characters of page text per record from the reader
+# After this many pages in a row that PDFium cannot load, the page tree is taken to be
+# broken (a loop, or a /Count far above its pages) and the rest is not tried.
+_BROKEN_PAGES: Final = 16
 
 
 class PDFFound(NamedTuple):
@@ -70,6 +102,24 @@ class PDFError(ValueError):
     """The input is not a PDF that can be read (the message says why)."""
 
 
+class PDFLimitError(PDFError):
+    """Reading the PDF reached a limit: ``limit`` is ``"memory"`` or ``"time"``, ``value``
+    the limit (bytes or seconds), ``page`` the page being read (``None`` before the first or
+    after the last)."""
+
+    def __init__(self, limit: Literal["memory", "time"], value: float, page: int | None) -> None:
+        what = (
+            f"needs more than {value / (1 << 20):,.0f} MiB of memory"
+            if limit == "memory"
+            else f"takes more than {value:g} s"
+        )
+        where = "" if page is None else f"page {page}: "
+        super().__init__(f"{where}reading the PDF {what} (the {limit} limit)")
+        self.limit = limit
+        self.value = value
+        self.page = page
+
+
 def is_pdf(head: bytes) -> bool:
     """Whether a file that starts with *head* is a PDF (its header may follow up to 1 KiB
     of other bytes, as readers allow).
@@ -80,6 +130,375 @@ def is_pdf(head: bytes) -> bool:
     return b"%PDF-" in head[:1024]
 
 
+def page_texts(
+    source: str | os.PathLike[str] | bytes | IO[bytes],
+    *,
+    memory: int | None = MEMORY,
+    timeout: float | None = TIMEOUT,
+) -> list[str]:
+    """The text of each page of the PDF *source* (a path, the file's bytes or a binary
+    file), with line breaks as ``\\n`` and hyphenated line ends as they were on the page
+    (``-`` + ``\\n``).
+
+    :raises MissingExtraError: without the ``pdf`` extra.
+    :raises PDFError: when the input is not a PDF that can be read, or a page of it is not.
+    :raises PDFLimitError: when reading it reaches *memory* or *timeout* (module docstring).
+    """
+    texts: list[str] = []
+    with _Reading(source, memory, timeout) as reading:
+        for kind, page, text in reading.records():
+            if kind == "page":
+                texts.append("")
+            elif kind == "text":
+                texts[page - 1] += text
+        reading.finish()
+    return texts
+
+
+def find_all(
+    source: str | os.PathLike[str] | bytes | IO[bytes],
+    *,
+    memory: int | None = MEMORY,
+    timeout: float | None = TIMEOUT,
+) -> Iterator[PDFFound]:
+    """Every DOI in the PDF *source* (a path, the file's bytes or a binary file): page by
+    page, the text's DOIs and then its links' DOIs; then the metadata's.
+
+    :raises MissingExtraError: without the ``pdf`` extra.
+    :raises PDFError: when the input is not a PDF that can be read, or when pages of it
+        cannot be (after the DOIs of the others).
+    :raises PDFLimitError: when reading it reaches *memory* or *timeout* (module
+        docstring), after the DOIs found before.
+    """
+    with _Reading(source, memory, timeout) as reading:
+        for found in reading.found():
+            # the caller's time with a DOI is not the reader's
+            reading.clock.stop()
+            yield found
+            reading.clock.start()
+
+
+# --- the parent's side: a reading, in a child process or in this one ---------------------
+
+
+class _Clock:
+    """Seconds spent while running (started, stopped around each yield to the caller)."""
+
+    def __init__(self, limit: float | None) -> None:
+        self.limit = limit
+        self.spent = 0.0
+        self.since: float | None = time.monotonic()
+
+    def start(self) -> None:
+        self.since = time.monotonic()
+
+    def stop(self) -> None:
+        if self.since is not None:
+            self.spent += time.monotonic() - self.since
+            self.since = None
+
+    def left(self) -> float | None:
+        """Seconds left, or None without a limit."""
+        if self.limit is None:
+            return None
+        running = 0.0 if self.since is None else time.monotonic() - self.since
+        return max(0.0, self.limit - self.spent - running)
+
+
+# Records from the reader: (kind, page, text). "page": a page begins; "text": a piece of
+# its text; "link": a link's URI; "meta": a metadata value or XMP packet; "fail": the
+# page cannot be loaded (text: PDFium's words); "error": the file cannot be read at all.
+_Record = tuple[str, int, str]
+
+_CHILD: Final = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); from doikit.pdf import _child; _child()"
+)
+_OUT_OF_MEMORY: Final = 3  # the child's exit status for a MemoryError in Python
+
+
+class _Reading:
+    """One PDF being read: its records, from a child process when a limit is set."""
+
+    def __init__(
+        self,
+        source: str | os.PathLike[str] | bytes | IO[bytes],
+        memory: int | None,
+        timeout: float | None,
+    ) -> None:
+        if memory is not None and memory <= 0:
+            raise ValueError(f"memory must be a positive number of bytes, not {memory}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout}")
+        _require_extra()
+        self.source = source
+        self.memory = memory
+        self.clock = _Clock(timeout)
+        self.page: int | None = None  # the page being read
+        self.failed: list[tuple[int, str]] = []
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+            self.process.wait()
+        if self.process is not None and self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def records(self) -> Iterator[_Record]:
+        """The reader's records, the page being read kept in ``page``; a file that cannot
+        be read raises :class:`PDFError`, a limit :class:`PDFLimitError`."""
+        if self.memory is None and self.clock.limit is None:
+            raw: Iterable[_Record] = _records(_data(self.source))
+        else:
+            raw = self._from_child()
+        for record in raw:
+            kind, page, text = record
+            if kind == "error":
+                raise PDFError(text)
+            if kind == "page":
+                self.page = page
+            elif kind == "fail":
+                self.failed.append((page, text))
+            yield record
+        self.page = None
+
+    def found(self) -> Iterator[PDFFound]:
+        """The DOIs of the records, in their order; then the pages that failed."""
+        records = _Peekable(self.records())
+        for kind, page, text in records:
+            if kind == "text":
+                yield from _page_dois(page, records.run_of(kind, page, text, self.check_time))
+            elif kind in {"link", "meta"}:
+                for one in _find_all(text):
+                    if kind == "link":
+                        yield PDFFound(one.doi, page, "link", one.text)
+                    else:
+                        yield PDFFound(one.doi, None, "metadata", one.text)
+        self.finish()
+
+    def check_time(self) -> None:
+        """Raise :class:`PDFLimitError` when the time is up."""
+        if self.clock.left() == 0.0:
+            self._over("time")
+
+    def finish(self) -> None:
+        """Raise for the pages that could not be read, once all else is read."""
+        if self.failed:
+            pages = _page_ranges(page for page, _ in self.failed)
+            first = self.failed[0][1]
+            raise PDFError(
+                f"{pages} cannot be read (PDFium: {first}); its page tree may loop or be broken"
+            )
+
+    def _from_child(self) -> Iterator[_Record]:
+        if isinstance(self.source, (str, os.PathLike)):
+            with Path(self.source).open("rb") as file:  # the child reads the file itself
+                process = self.process = _start(self.memory, self.clock.limit, file)
+        else:
+            process = self.process = _start(self.memory, self.clock.limit, subprocess.PIPE)
+            self._send(process)
+        assert process.stdout is not None  # noqa: S101 - stdout=PIPE
+        selector = selectors.DefaultSelector()
+        selector.register(process.stdout, selectors.EVENT_READ)
+        buffer = bytearray()
+        with selector:
+            while True:
+                end = buffer.find(b"\n")
+                if end >= 0:
+                    line = bytes(buffer[:end])
+                    del buffer[: end + 1]
+                    kind, page, text = json.loads(line)
+                    yield kind, page, text
+                    self.check_time()
+                    continue
+                if not selector.select(self.clock.left()):
+                    self._over("time")
+                chunk = os.read(process.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                buffer += chunk
+        self._ended(process)
+
+    def _send(self, process: subprocess.Popen[bytes]) -> None:
+        """Give the child the PDF's bytes or a file's, in pieces."""
+        assert process.stdin is not None  # noqa: S101 - stdin=PIPE
+        source = self.source
+        try:
+            if isinstance(source, bytes):
+                process.stdin.write(source)
+            elif not isinstance(source, (str, os.PathLike)):
+                for chunk in iter(lambda: source.read(1 << 20), b""):
+                    process.stdin.write(chunk)
+                    self.check_time()
+            process.stdin.close()
+        except BrokenPipeError:
+            pass  # the child has ended (its status says why)
+
+    def _ended(self, process: subprocess.Popen[bytes]) -> None:
+        """Raise when the child did not end well: a limit, or a crash."""
+        peak = 0
+        if hasattr(os, "wait4"):
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            peak = usage.ru_maxrss * 1024  # kilobytes on Linux
+        else:
+            process.wait()
+        code = process.returncode
+        if code == 0:
+            return
+        if code == _OUT_OF_MEMORY or (
+            code in {-signal.SIGABRT, -signal.SIGKILL}
+            and self.memory is not None
+            and peak > self.memory // 4
+        ):
+            # PDFium aborts when an allocation fails, having used much of the limit (and
+            # the system's OOM killer sends SIGKILL)
+            self._over("memory")
+        if code == -getattr(signal, "SIGXCPU", 0):
+            self._over("time")
+        where = "" if self.page is None else f"page {self.page}: "
+        how = f"signal {signal.Signals(-code).name}" if code < 0 else f"status {code}"
+        raise PDFError(f"{where}the PDF reader (PDFium) crashed ({how})")
+
+    def _over(self, limit: Literal["memory", "time"]) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+            self.process.wait()
+        value = self.memory if limit == "memory" else self.clock.limit
+        assert value is not None  # noqa: S101 - a limit reached is a limit set
+        raise PDFLimitError(limit, value, self.page)
+
+
+def _require_extra() -> None:
+    import importlib.util  # noqa: PLC0415 - only here
+
+    if importlib.util.find_spec("pypdfium2") is None:
+        raise MissingExtraError(INSTALL)
+
+
+def _start(
+    memory: int | None, timeout: float | None, stdin: IO[bytes] | int
+) -> subprocess.Popen[bytes]:
+    """The child that reads one PDF from *stdin* (``_child``), under the limits."""
+    if not sys.executable:
+        raise PDFError("cannot start the PDF reader: sys.executable is not known")
+    package = str(Path(__file__).resolve().parent.parent)
+    argv = [sys.executable, "-c", _CHILD, package, str(memory or 0), str(timeout or 0)]
+    return subprocess.Popen(  # noqa: S603 - this interpreter, this module
+        argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+
+
+class _Peekable:
+    """The records, with a look at the next one (to read a page's text as one stream)."""
+
+    def __init__(self, records: Iterator[_Record]) -> None:
+        self._records = records
+        self._next: _Record | None = None
+
+    def __iter__(self) -> Iterator[_Record]:
+        while True:
+            if self._next is not None:
+                record, self._next = self._next, None
+            else:
+                got = next(self._records, None)
+                if got is None:
+                    return
+                record = got
+            yield record
+
+    def run_of(self, kind: str, page: int, first: str, check: Callable[[], None]) -> Iterator[str]:
+        """*first*, then the texts of the records that follow of the same *kind* and
+        *page*; *check* runs before each (the scan's time counts as the reader's)."""
+        yield first
+        while True:
+            check()
+            got = next(self._records, None)
+            if got is None:
+                return
+            if got[0] != kind or got[1] != page:
+                self._next = got
+                return
+            yield got[2]
+
+
+# A metavariable's bracket: documentation writes '⟨year⟩' where a value goes; no DOI holds one.
+_METAVARIABLE: Final = "\u27e8"
+
+
+def _page_dois(page: int, pieces: Iterator[str]) -> Iterator[PDFFound]:
+    """The DOIs of one page's text; one that runs into a metavariable is a template's
+    (``10.1007/s00037-⟨year⟩-⟨doisuffix⟩``, a class's manual), no DOI."""
+    for one in _find_all(pieces):
+        if _METAVARIABLE not in one.text:
+            yield PDFFound(one.doi, page, "text", one.text)
+
+
+def _page_ranges(pages: Iterable[int]) -> str:
+    """'page 3', 'pages 2-5', 'pages 2, 4-6'."""
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and runs[-1][1] == page - 1:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs)
+    return f"page {text}" if len(runs) == 1 and runs[0][0] == runs[0][1] else f"pages {text}"
+
+
+def _data(source: str | os.PathLike[str] | bytes | IO[bytes]) -> bytes:
+    if isinstance(source, bytes):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return Path(source).read_bytes()
+    return source.read()
+
+
+# --- the reader's side: PDFium, in the child process (or in this one) ---------------------
+
+
+def _child() -> None:
+    """The child process: read a PDF from stdin, write its records as JSON lines."""
+    memory, seconds = int(sys.argv[1]), float(sys.argv[2])
+    _limit_self(memory, seconds)
+    out = sys.stdout.buffer
+    try:
+        for record in _records(sys.stdin.buffer.read()):
+            out.write(json.dumps(record).encode("ascii"))
+            out.write(b"\n")
+            out.flush()
+    except MemoryError:
+        os._exit(_OUT_OF_MEMORY)
+    except PDFError as exc:
+        out.write(json.dumps(["error", 0, str(exc)]).encode() + b"\n")
+    except BrokenPipeError:
+        os._exit(1)  # the caller stopped reading
+
+
+def _limit_self(memory: int, seconds: float) -> None:
+    """Hold this process to *memory* bytes of address space and *seconds* of CPU (0: no
+    limit), where the system allows; and write no core file when PDFium aborts."""
+    try:
+        import resource  # noqa: PLC0415 - POSIX only
+    except ImportError:
+        return
+    limits = [(resource.RLIMIT_CORE, 0)]
+    if memory:
+        limits.append((resource.RLIMIT_AS, memory))
+    if seconds:
+        # a backstop: the parent stops the child at the time limit; this ends a child whose
+        # parent has gone
+        limits.append((resource.RLIMIT_CPU, math.ceil(seconds) + 1))
+    for kind, value in limits:
+        with contextlib.suppress(ValueError, OSError):
+            hard = resource.getrlimit(kind)[1]
+            soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (soft, hard))
+
+
 def _pdfium() -> Any:  # noqa: ANN401 - pypdfium2 is typed loosely
     try:
         import pypdfium2  # type: ignore[import-untyped]  # noqa: PLC0415 - an optional extra
@@ -88,47 +507,32 @@ def _pdfium() -> Any:  # noqa: ANN401 - pypdfium2 is typed loosely
     return pypdfium2
 
 
-def _data(source: str | os.PathLike[str] | bytes) -> bytes:
-    if isinstance(source, bytes):
-        return source
-    return Path(source).read_bytes()
-
-
-def page_texts(source: str | os.PathLike[str] | bytes) -> list[str]:
-    """The text of each page of the PDF *source* (a path or the file's bytes), with line
-    breaks as ``\\n`` and hyphenated line ends as they were on the page (``-`` + ``\\n``).
-
-    :raises MissingExtraError: without the ``pdf`` extra.
-    :raises PDFError: when the input is not a PDF that can be read.
-    """
+def _records(data: bytes) -> Iterator[_Record]:
+    """The records of the PDF *data*: each page's start, text and links; the metadata."""
     pdfium = _pdfium()
-    with _opened(pdfium, _data(source)) as document:
-        return [_page_text(document, index) for index in range(len(document))]
-
-
-def find_all(source: str | os.PathLike[str] | bytes) -> Iterator[PDFFound]:
-    """Every DOI in the PDF *source* (a path or the file's bytes): page by page, the text's
-    DOIs and then its links' DOIs; then the metadata's.
-
-    :raises MissingExtraError: without the ``pdf`` extra.
-    :raises PDFError: when the input is not a PDF that can be read.
-    """
-    pdfium = _pdfium()
-    data = _data(source)
     with _opened(pdfium, data) as document:
+        broken = 0
         for index in range(len(document)):
-            for found in _find_all(_page_text(document, index)):
-                yield PDFFound(found.doi, index + 1, "text", found.text)
-            for uri in _link_uris(pdfium, document, index):
-                for found in _find_all(uri):
-                    yield PDFFound(found.doi, index + 1, "link", found.text)
-        info = document.get_metadata_dict()
+            yield "page", index + 1, ""
+            try:
+                text, uris = _page(pdfium, document, index)
+            except pdfium.PdfiumError as exc:
+                yield "fail", index + 1, str(exc).rstrip(".")
+                broken += 1
+                if broken == _BROKEN_PAGES:
+                    break
+                continue
+            broken = 0
+            for start in range(0, len(text), _PIECE):
+                yield "text", index + 1, text[start : start + _PIECE]
+            for uri in uris:
+                yield "link", index + 1, uri
         for key in _INFO_KEYS:
-            for found in _find_all(info.get(key) or ""):
-                yield PDFFound(found.doi, None, "metadata", found.text)
+            value = document.get_metadata_value(key)
+            if value:
+                yield "meta", 0, value
     for packet in _xmp_packets(data):
-        for found in _find_all(packet):
-            yield PDFFound(found.doi, None, "metadata", found.text)
+        yield "meta", 0, packet
 
 
 @contextlib.contextmanager
@@ -143,54 +547,133 @@ def _opened(pdfium: Any, data: bytes) -> Iterator[Any]:  # noqa: ANN401
         document.close()
 
 
-def _page_text(document: Any, index: int) -> str:  # noqa: ANN401
+def _page(pdfium: Any, document: Any, index: int) -> tuple[str, list[str]]:  # noqa: ANN401
+    """The text of a page and the URIs of its links."""
     page = document[index]
     try:
         textpage = page.get_textpage()
         try:
             text: str = textpage.get_text_range()
+            text = _tex_symbols(pdfium.raw, textpage, text)
         finally:
             textpage.close()
+        uris = _link_uris(pdfium.raw, document, page)
     finally:
         page.close()
-    return _JOINED_HYPHEN.sub("-\n", text.replace("\r\n", "\n"))
+    return _JOINED_HYPHEN.sub("-\n", text.replace("\r\n", "\n")), uris
 
 
-def _link_uris(pdfium: Any, document: Any, index: int) -> list[str]:  # noqa: ANN401
+# TeX's math symbol fonts (cmsy, OMS encoding) draw symbols at the places of ASCII letters;
+# without a ToUnicode map PDFium gives the letters. The ones a name may run into: the
+# angle brackets of a metavariable (⟨year⟩), braces and bars.
+_OMS: Final = {"f": "{", "g": "}", "h": "\u27e8", "i": "\u27e9", "j": "|", "n": "\\"}
+_NEAR_A_DOI: Final = 256  # characters after a '10.' read for such letters
+
+
+def _tex_symbols(raw: Any, textpage: Any, text: str) -> str:  # noqa: ANN401
+    """*text* with the letters a CMSY font draws as symbols read as the symbols, where a
+    DOI may run into them (up to _NEAR_A_DOI characters after each '10.'), so the check
+    costs nothing on a page without DOIs."""
+    chars = list(text)
+    checked = 0
+    start = text.find("10.")
+    changed = False
+    name = ctypes.create_string_buffer(64)
+    while start >= 0:
+        for at in range(max(start, checked), min(len(text), start + _NEAR_A_DOI)):
+            symbol = _OMS.get(text[at])
+            if symbol is None:
+                continue
+            index = raw.FPDFText_GetCharIndexFromTextIndex(textpage.raw, at)
+            if index < 0 or not raw.FPDFText_HasUnicodeMapError(textpage.raw, index):
+                continue
+            raw.FPDFText_GetFontInfo(textpage.raw, index, name, len(name), None)
+            if b"CMSY" in name.value.upper():
+                chars[at] = symbol
+                changed = True
+        checked = max(checked, start + _NEAR_A_DOI)
+        start = text.find("10.", start + 3)
+    return "".join(chars) if changed else text
+
+
+def _link_uris(raw: Any, document: Any, page: Any) -> list[str]:  # noqa: ANN401
     """The URIs of the page's link annotations."""
-    raw = pdfium.raw
-    page = document[index]
     uris: list[str] = []
-    try:
-        position = ctypes.c_int(0)
-        link = raw.FPDF_LINK()
-        while raw.FPDFLink_Enumerate(page.raw, ctypes.byref(position), ctypes.byref(link)):
-            action = raw.FPDFLink_GetAction(link)
-            if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_URI:
-                continue
-            size = raw.FPDFAction_GetURIPath(document.raw, action, None, 0)
-            if size <= 1:
-                continue
-            buffer = ctypes.create_string_buffer(size)
-            raw.FPDFAction_GetURIPath(document.raw, action, buffer, size)
-            # A URI action holds 7-bit ASCII (PDF 32000-1, 12.6.4.7); anything else is kept
-            # readable rather than refused.
-            uris.append(buffer.value.decode("ascii", "replace"))
-    finally:
-        page.close()
+    position = ctypes.c_int(0)
+    link = raw.FPDF_LINK()
+    while raw.FPDFLink_Enumerate(page.raw, ctypes.byref(position), ctypes.byref(link)):
+        action = raw.FPDFLink_GetAction(link)
+        if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_URI:
+            continue
+        size = raw.FPDFAction_GetURIPath(document.raw, action, None, 0)
+        if size <= 1:
+            continue
+        buffer = ctypes.create_string_buffer(size)
+        raw.FPDFAction_GetURIPath(document.raw, action, buffer, size)
+        # A URI action holds 7-bit ASCII (PDF 32000-1, 12.6.4.7); anything else is kept
+        # readable rather than refused.
+        uris.append(buffer.value.decode("ascii", "replace"))
     return uris
 
 
+# XMP (ISO 16684-1, 7.3): a packet is an x:xmpmeta element (x:xapmeta in the first
+# writers); in a PDF it is the stream of a /Type /Metadata dictionary, often written
+# uncompressed so that it can be found in the bytes, or compressed (FlateDecode).
+_XMP_START: Final = re.compile(rb"<x:xa?mpmeta\b")
+_XMP_ENDS: Final = (b"</x:xmpmeta>", b"</x:xapmeta>")
+_XMP_MAX: Final = 1 << 24  # bytes of XMP read in all (16 MiB; real packets hold kilobytes)
+_METADATA: Final = re.compile(rb"/Type\s*/Metadata\b")
+_DICTIONARY_REACH: Final = 4096  # bytes around '/Type /Metadata' read for its dictionary
+
+
 def _xmp_packets(data: bytes) -> list[str]:
-    """The XMP packets of the file: as written, or inflated from a compressed stream."""
-    packets = [m.group().decode("utf-8", "replace") for m in _XMP.finditer(data)]
-    if packets:
-        return packets
-    for stream in _METADATA_STREAM.finditer(data):
+    """The XMP packets of the file, as written or inflated from compressed streams: in time
+    linear in the file's size, and at most _XMP_MAX bytes of them."""
+    packets: list[str] = []
+    budget = _XMP_MAX
+    for text in (data, *_inflated_metadata(data)):
+        for packet in _packets_in(text):
+            if len(packet) > budget:
+                return packets
+            budget -= len(packet)
+            packets.append(packet.decode("utf-8", "replace"))
+    return packets
+
+
+def _packets_in(data: bytes) -> Iterator[bytes]:
+    """The x:xmpmeta elements of *data*, each read once (a start with no end ends the
+    search: no later start has one either)."""
+    position = 0
+    while (start := _XMP_START.search(data, position)) is not None:
+        ends = [e for e in (data.find(tag, start.end()) for tag in _XMP_ENDS) if e >= 0]
+        if not ends:
+            return
+        end = min(ends)
+        yield data[start.start() : data.index(b">", end) + 1]
+        position = end
+
+
+def _inflated_metadata(data: bytes) -> Iterator[bytes]:
+    """The inflated data of the compressed metadata streams, at most _XMP_MAX bytes in
+    all; each stream's dictionary is read near its '/Type /Metadata', in any key order."""
+    budget = _XMP_MAX
+    position = 0
+    while budget > 0 and (found := _METADATA.search(data, position)) is not None:
+        opened = data.rfind(b"<<", max(0, found.start() - _DICTIONARY_REACH), found.start())
+        stream = data.find(b"stream", found.end(), found.end() + _DICTIONARY_REACH)
+        position = found.end()
+        if opened < 0 or stream < 0 or b"/FlateDecode" not in data[opened:stream]:
+            continue
+        begin = stream + len(b"stream")
+        begin += 2 if data.startswith(b"\r\n", begin) else 1
+        end = data.find(b"endstream", begin)
+        if end < 0:
+            return
+        position = end
         inflater = zlib.decompressobj()
         try:
-            inflated = inflater.decompress(stream.group(1), _INFLATED_MAX)
+            inflated = inflater.decompress(data[begin:end], budget)
         except zlib.error:
             continue
-        packets.extend(m.group().decode("utf-8", "replace") for m in _XMP.finditer(inflated))
-    return packets
+        budget -= len(inflated)
+        yield inflated

@@ -4,35 +4,55 @@ Inputs come from the arguments or, with none (or ``-``), one per line from stand
 streamed, so a file of any size runs in constant memory. Lines are read by
 :func:`doikit._lines.decode_line` in every command alike: a BOM before the first line is
 dropped, ``\\r\\n`` ends a line as ``\\n`` does, and a line that is not UTF-8 is refused
-with its number and the byte. Blank lines are skipped.
+with its number and the byte (the first such line; the others are counted, and the count
+said once at the end). Blank lines are skipped. A line longer than
+:data:`doikit._lines.MAX_LINE` is refused, read past in constant memory. A line with a NUL
+byte is binary data, not names: it is said once, with the count of the lines left unread.
+On a terminal, reading stdin says so first (one line on stderr), rather than waiting
+silently.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import sys
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final
 
 import click
 
 from doikit import DOI, InvalidDOI
 from doikit._errors import _short
-from doikit._lines import NotUTF8, decode_line, without_ending
+from doikit._lines import LineTooLong, NotUTF8, bounded_lines, decode_line, without_ending
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
 
 class Input:
-    """One input: where it came from, its text, or why it could not be read."""
+    """One input: where it came from, its text, or why it could not be read (*error*, and
+    its *code*: ``utf8``, ``too-long`` or ``binary``; *quiet*: a problem counted, not
+    reported by itself)."""
 
-    __slots__ = ("error", "label", "line", "text")
+    __slots__ = ("code", "error", "label", "line", "quiet", "text")
 
-    def __init__(self, line: int, label: str, text: str, error: str | None = None) -> None:
+    def __init__(
+        self,
+        line: int,
+        label: str,
+        text: str,
+        error: str | None = None,
+        *,
+        code: str = "utf8",
+        quiet: bool = False,
+    ) -> None:
         self.line = line
         self.label = label
         self.text = text
         self.error = error
+        self.code = code
+        self.quiet = quiet
 
 
 def decoded(raw: Iterable[bytes]) -> Iterator[tuple[int, str | NotUTF8]]:
@@ -47,11 +67,42 @@ def decoded(raw: Iterable[bytes]) -> Iterator[tuple[int, str | NotUTF8]]:
 
 def stdin_lines(stream: IO[bytes] | None = None) -> Iterator[Input]:
     """The non-blank lines of standard input (or *stream*), without their endings."""
-    for number, text in decoded(sys.stdin.buffer if stream is None else stream):
-        if isinstance(text, NotUTF8):
-            yield Input(number, f"line {number}", "", str(text))
-        elif text.strip():
-            yield Input(number, f"line {number}", without_ending(text))
+    source = sys.stdin.buffer if stream is None else stream
+    not_utf8 = 0
+    for number, raw in enumerate(bounded_lines(source), 1):
+        label = f"line {number}"
+        if isinstance(raw, LineTooLong):
+            yield Input(number, label, "", str(raw), code="too-long")
+        elif b"\0" in raw:
+            yield Input(number, label, "", _binary(raw, _lines_left(source)), code="binary")
+            break
+        else:
+            try:
+                text = decode_line(raw, first=number == 1)
+            except NotUTF8 as exc:
+                not_utf8 += 1
+                yield Input(number, label, "", str(exc), quiet=not_utf8 > 1)
+                continue
+            if text.strip():
+                yield Input(number, label, without_ending(text))
+    if not_utf8 > 1:
+        click.echo(f"doikit: {not_utf8 - 1:,} more lines are not UTF-8 (reported once)", err=True)
+
+
+def _lines_left(source: IO[bytes]) -> int:
+    """The lines left in *source*, counted in constant memory."""
+    count = 0
+    last = b"\n"
+    for chunk in iter(lambda: source.read(1 << 16), b""):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _binary(raw: bytes, left: int) -> str:
+    """What a line with a NUL byte says: the input is binary; how much of it is unread."""
+    after = f"; it and the {left:,} lines after it were not read" if left else "; not read"
+    return f"binary data, not lines of text (a NUL byte at byte {raw.index(0) + 1}){after}"
 
 
 def inputs(args: tuple[str, ...]) -> Iterator[Input]:
@@ -60,12 +111,39 @@ def inputs(args: tuple[str, ...]) -> Iterator[Input]:
         for number, text in enumerate(args, 1):
             yield Input(number, f"argument {number}", text)
         return
+    terminal_hint("one name per line", "names as arguments")
     yield from stdin_lines()
 
 
+def terminal_hint(what: str, instead: str) -> None:
+    """When stdin is a terminal, say on stderr that the command reads *what* from it, or
+    could take *instead* (so that a command run without arguments does not seem to hang)."""
+    if sys.stdin.isatty():
+        ctx = click.get_current_context(silent=True)
+        command = ctx.command_path if ctx is not None else "doikit"
+        click.echo(
+            f"doikit: reading {what} from the terminal; end with Ctrl-D, "
+            f"or give {instead} (see '{command} --help')",
+            err=True,
+        )
+
+
+def file_hint(item: Input) -> str:
+    """For an argument that names an existing file, how to read the file's lines instead
+    (``doikit check refs.txt`` checks the name 'refs.txt')."""
+    if not item.label.startswith("argument") or not Path(item.text).is_file():
+        return ""
+    ctx = click.get_current_context(silent=True)
+    command = ctx.command_path if ctx is not None else "doikit"
+    return (
+        f"; {item.text} is a file: to read names from it, run: {command} < {shlex.quote(item.text)}"
+    )
+
+
 def problem(item: Input, message: str) -> None:
-    """Report a problem with *item*: one line on stderr."""
-    click.echo(f"doikit: {item.label}: {message}", err=True)
+    """Report a problem with *item*: one line on stderr (unless it is only counted)."""
+    if not item.quiet:
+        click.echo(f"doikit: {item.label}: {message}", err=True)
 
 
 def invalid_message(exc: InvalidDOI) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from doikit import DOI, InvalidDOI
-from doikit.cli._input import DOI_TYPE, Input, inputs, invalid_message, problem
+from doikit.cli._input import DOI_TYPE, Input, file_hint, inputs, invalid_message, problem
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,13 +28,13 @@ def _each(args: tuple[str, ...], *, as_json: bool, handle: Callable[[DOI], dict[
         if item.error is not None:
             problem(item, item.error)
             if as_json:
-                click.echo(_record(item, valid=False, code="utf8", message=item.error))
+                click.echo(_record(item, valid=False, code=item.code, message=item.error))
             status = 1
             continue
         try:
             doi = DOI(item.text)
         except InvalidDOI as exc:
-            problem(item, invalid_message(exc))
+            problem(item, invalid_message(exc) + file_hint(item))
             if as_json:
                 click.echo(
                     _record(
