@@ -35,6 +35,7 @@ from doikit.server.stores import DamagedRecordError, Store, StoreUnavailable, op
 if TYPE_CHECKING:
     import socket
     from collections.abc import AsyncIterator
+    from pathlib import Path
 
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -207,6 +208,7 @@ def create_app(
     ready: str | None = None,
     native: list[socket.socket] | None = None,
     native_address: tuple[str, int] | None = None,
+    keys: Path | None = None,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
@@ -216,7 +218,7 @@ def create_app(
     (``doikit serve`` bounds it in its HTTP protocol instead, at no cost per request); with
     *access_log* each request is a line on stdout. With *native_address* (host, port) the
     native Handle protocol is served there too (:mod:`._native`), on the bound TCP and UDP
-    sockets *native* when given.
+    sockets *native* when given, with the server key and sealing key in *keys*.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)
@@ -233,9 +235,10 @@ def create_app(
             await load_demo(the_store)
         listeners: list[Any] = []
         if native_address is not None:
-            from doikit.server._native import start_native  # noqa: PLC0415
+            from doikit.server._native import native_service, start_native  # noqa: PLC0415
 
-            listeners = await start_native(the_store, *native_address, sockets=native)
+            service = native_service(the_store, writes, authority, native_address, keys)
+            listeners = await start_native(service, *native_address, sockets=native)
         if ready:
             print(ready, flush=True)  # noqa: T201 - the one line that says it is up
         try:

@@ -126,6 +126,27 @@ def hash_secret(secret: str) -> str:
     return f"{_SCHEME}${encode(salt).decode()}${encode(digest).decode()}"
 
 
+class _Sealing:
+    """The sealing key of this process, when it has one (:mod:`._native_keys`)."""
+
+    key: bytes | None = None
+
+
+SEALING: Final = _Sealing()
+
+
+def stored_secret(secret: str) -> str:
+    """The HS_SECKEY data a directory keeps for *secret*: its salted scrypt hash, and, when
+    this process has a sealing key, the secret sealed under it, which the native protocol's
+    secret-key answers need (:mod:`._native_keys`); never the secret in clear."""
+    stored = hash_secret(secret)
+    if SEALING.key is None:
+        return stored
+    from doikit.server._native_keys import seal  # noqa: PLC0415 - the native side only
+
+    return seal(stored, secret, SEALING.key)
+
+
 def is_hashed_secret(data: bytes) -> bool:
     """Whether HS_SECKEY data is a hash :func:`hash_secret` made (else a key in clear)."""
     return data.startswith(_SCHEME.encode() + b"$")
@@ -137,7 +158,7 @@ def _check_secret(stored: bytes, given: bytes) -> bool:
     if not text.startswith(_SCHEME + "$"):
         return hmac.compare_digest(stored, given)  # a key kept in clear, as HANDLE.NET may
     try:
-        _, salt, digest = text.split("$")
+        _, salt, digest = text.split("$")[:3]
         want = base64.b64decode(digest, validate=True)
         got = hashlib.scrypt(given, salt=base64.b64decode(salt, validate=True), **_SCRYPT)
     except (ValueError, binascii.Error):
@@ -368,9 +389,10 @@ class Authority:
         whole: bool = False,
     ) -> None:
         """Refuse (403 rc 401) unless *caller* may turn the values *before* into *after*
-        (``None``: delete the handle). A whole-record replacement is also allowed to an
-        admin with ``add_admin``, or with ``delete_handle`` and the prefix's ``add_handle``,
-        as HANDLE.NET allows it."""
+        (``None``: delete the handle): the record's own HS_ADMIN values, or the prefix
+        handle's, must grant what the change needs. A whole-record replacement is also
+        allowed to an admin with ``add_admin``, or with ``delete_handle`` and the prefix's
+        ``add_handle``, as HANDLE.NET allows it."""
         if caller.identity is None:
             if prefix in caller.prefixes:
                 return
@@ -379,6 +401,10 @@ class Authority:
         if not needed:
             return  # nothing changes (a record PUT again as it is): HANDLE.NET answers 200
         if await self._granted(caller, before, needed):
+            return
+        if await self._prefix_grants(caller, prefix, needed):
+            # The prefix's administrators administer every name under it, as HANDLE.NET's
+            # server administrators do (server_admin_full_access) where the prefix is homed.
             return
         if whole and after is not None:
             if await self._granted(caller, before, {"add_admin"}):

@@ -21,23 +21,29 @@ a byte budget (:class:`_UdpBudget`): no amplification beyond a few answers per s
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import ipaddress
 import logging
 import time
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from doikit._syntax import fold
 from doikit.handle import (
+    DIGEST_SHA256,
     INTERFACE_ADMIN,
     INTERFACE_QUERY,
     PROTOCOL_HTTP,
     PROTOCOL_TCP,
     PROTOCOL_UDP,
+    ChallengeAnswerRequest,
+    ChallengeResponse,
+    Credential,
     ErrorResponse,
     GetSiteInfoRequest,
     HandleWireError,
     Interface,
     OpFlag,
+    RequestDigest,
     ResolutionRequest,
     ResolutionResponse,
     ServerInfo,
@@ -48,13 +54,22 @@ from doikit.handle import (
     decode,
     encode,
     filter_values,
+    request_digest,
+    signed_content,
     split_datagrams,
 )
+from doikit.server._http import Refused
+from doikit.server._native_admin import ADMIN_REQUESTS, RC_AUTHEN_TIMEOUT, Challenges
 
 if TYPE_CHECKING:
     import socket
+    from pathlib import Path
 
     from doikit.handle import Message
+    from doikit.server._auth import Authority
+    from doikit.server._native_admin import NativeAdmin
+    from doikit.server._native_keys import ServerKey
+    from doikit.server._writes import Writes
     from doikit.server.stores import Store
 
 log = logging.getLogger("doikit.server")
@@ -108,42 +123,106 @@ def site_for(
 class NativeService:
     """The answers of one server over one store (sans-IO: requests in, responses out)."""
 
-    def __init__(self, store: Store, site: SiteInfo) -> None:
+    def __init__(
+        self,
+        store: Store,
+        site: SiteInfo,
+        *,
+        admin: NativeAdmin | None = None,
+        key: ServerKey | None = None,
+    ) -> None:
         self.store = store
         self.site = site
+        self.admin = admin
+        self.key = key
+        self.challenges = Challenges()
 
-    def _reply_fields(self, request: Message) -> dict[str, object]:
-        return {
+    def _finish(self, response: Message, request: Message, **extra: Any) -> Message:  # noqa: ANN401 - fields of the message
+        """*response* with the envelope and header fields an answer to *request* carries
+        (§17), its request digest when asked (RD), signed when asked (CT) and a key is at
+        hand."""
+        flags = (request.op_flags | OpFlag.AUTHORITATIVE) & ~OpFlag.CONTINUOUS
+        fields: dict[str, Any] = {
             "request_id": request.request_id,
             "session_id": request.session_id,
-            "op_flags": (request.op_flags | OpFlag.AUTHORITATIVE) & ~OpFlag.REQUEST_DIGEST,
+            "op_flags": flags,
             "site_info_serial": self.site.serial_number,
             "expiration": int(time.time()) + EXPIRATION,
+            "request_digest": None,
+            "credential": None,
         }
+        if request.op_flags & OpFlag.REQUEST_DIGEST:
+            fields["request_digest"] = request_digest(request)
+        fields.update(extra)
+        done = dataclasses.replace(response, **fields)
+        if request.op_flags & OpFlag.CERTIFY and self.key is not None:
+            signature = self.key.sign(signed_content(done, 0))
+            done = dataclasses.replace(
+                done, credential=Credential("HS_SIGNED", "SHA-256", signature)
+            )
+        return done
 
-    def error(self, request: Message, code: int, message: str) -> ErrorResponse:
+    def error(self, request: Message, code: int, message: str, **extra: Any) -> Message:  # noqa: ANN401 - as _finish
         """An error response to *request*."""
-        return ErrorResponse(
-            op_code=request.op_code,
-            response_code=code,
-            message=message,
-            **self._reply_fields(request),  # type: ignore[arg-type]
+        return self._finish(ErrorResponse(request.op_code, code, message), request, **extra)
+
+    async def answer(self, request: Message) -> list[Message]:
+        """The responses to one decoded request (several for a long listing)."""
+        if request.response_code != 0:
+            return [self.error(request, RC_PROTOCOL_ERROR, "a response is not a request")]
+        if isinstance(request, GetSiteInfoRequest):
+            return [self._finish(SiteInfoResponse(site=self.site), request)]
+        if isinstance(request, ResolutionRequest):
+            return [await self._resolve(request)]
+        if self.admin is not None and isinstance(request, ADMIN_REQUESTS):
+            return [self._challenge(request)]
+        if self.admin is not None and isinstance(request, ChallengeAnswerRequest):
+            return await self._answered(request)
+        return [
+            self.error(
+                request,
+                RC_OPERATION_NOT_SUPPORTED,
+                f"doikit serve does not do operation {request.op_code} over the native protocol"
+                " yet; its REST API (/api/handles) does",
+            )
+        ]
+
+    def _challenge(self, request: Message) -> Message:
+        session_id, pending = self.challenges.new(request)
+        challenge = ChallengeResponse(request.op_code, pending.nonce)
+        return self._finish(
+            challenge,
+            request,
+            session_id=session_id,
+            op_flags=request.op_flags | OpFlag.AUTHORITATIVE | OpFlag.REQUEST_DIGEST,
+            request_digest=RequestDigest(DIGEST_SHA256, pending.digest),
         )
 
-    async def answer(self, request: Message) -> Message:
-        """The response to one decoded request."""
-        if request.response_code != 0:
-            return self.error(request, RC_PROTOCOL_ERROR, "a response is not a request")
-        if isinstance(request, GetSiteInfoRequest):
-            return SiteInfoResponse(site=self.site, **self._reply_fields(request))  # type: ignore[arg-type]
-        if isinstance(request, ResolutionRequest):
-            return await self._resolve(request)
-        return self.error(
-            request,
-            RC_OPERATION_NOT_SUPPORTED,
-            f"doikit serve does not do operation {request.op_code} over the native protocol"
-            " yet; its REST API (/api/handles) does",
-        )
+    async def _answered(self, answer: ChallengeAnswerRequest) -> list[Message]:
+        assert self.admin is not None  # noqa: S101 - only called with one
+        pending = self.challenges.take(answer.session_id)
+        if pending is None:
+            return [self.error(answer, RC_AUTHEN_TIMEOUT, "no challenge waits for this answer")]
+        original = pending.request
+        # The answer to the original request goes out under the 200 message's ids.
+        reply_to = dataclasses.replace(original, request_id=answer.request_id, session_id=0)
+        caller = await self.admin.identify(answer, pending)
+        if isinstance(caller, int):
+            return [self.error(reply_to, caller, "the answer to the challenge is not right")]
+        try:
+            responses = await self.admin.carry_out(original, caller)
+        except Refused as exc:
+            return [self.error(reply_to, exc.response_code, exc.message or "")]
+        last = len(responses) - 1
+        return [
+            self._finish(
+                response,
+                reply_to,
+                op_flags=(reply_to.op_flags | OpFlag.AUTHORITATIVE)
+                | (OpFlag.CONTINUOUS if i < last else 0),
+            )
+            for i, response in enumerate(responses)
+        ]
 
     async def homes(self, prefix: str) -> bool:
         """Whether this server homes *prefix*: its prefix handle ``0.NA/<prefix>`` is in the
@@ -171,25 +250,26 @@ class NativeService:
                 request,
                 RC_INSUFFICIENT_PERMISSIONS,
                 "this name holds values without public read; authentication over the native"
-                " protocol is not served yet: ask with public-only set, or over the REST API",
+                " protocol is not served for reads yet: ask with public-only set, or over the"
+                " REST API",
             )
         values = filter_values(values, request.types, request.indexes)
         if not values:
             return self.error(request, RC_VALUES_NOT_FOUND, "")
-        return ResolutionResponse(handle=handle, values=values, **self._reply_fields(request))  # type: ignore[arg-type]
+        return self._finish(ResolutionResponse(handle, values), request)
 
-    async def answer_bytes(self, unit: bytes) -> bytes | None:
-        """The encoded response to one encoded request (envelope + message), or ``None``
-        when nothing can be answered (not even a request id could be read)."""
+    async def answer_bytes(self, unit: bytes) -> list[bytes]:
+        """The encoded responses to one encoded request (envelope + message); none when
+        nothing can be answered (not even a request id could be read)."""
         try:
             request = decode(unit)
         except HandleWireError as exc:
-            return _protocol_error(unit, str(exc))
+            error = _protocol_error(unit, str(exc))
+            return [] if error is None else [error]
         try:
-            response = await self.answer(request)
-            return encode(response)
+            return [encode(response) for response in await self.answer(request)]
         except HandleWireError as exc:  # a value this build cannot put on the wire
-            return encode(self.error(request, 2, f"the answer cannot be encoded: {exc}"))
+            return [encode(self.error(request, 2, f"the answer cannot be encoded: {exc}"))]
 
 
 def _protocol_error(unit: bytes, detail: str) -> bytes | None:
@@ -255,14 +335,14 @@ class UdpEndpoint(asyncio.DatagramProtocol):
             asyncio.get_running_loop().create_task(self._answer(unit, addr))
 
     async def _answer(self, unit: bytes, addr: tuple[str | object, ...]) -> None:
-        reply = await self.service.answer_bytes(unit)
-        if reply is None or self.transport is None or self.transport.is_closing():
-            return
-        if not self.budget.take(addr[0], len(reply), time.monotonic()):
-            self.dropped += 1
-            return
-        for packet in split_datagrams(reply):
-            self.transport.sendto(packet, addr)
+        for reply in await self.service.answer_bytes(unit):
+            if self.transport is None or self.transport.is_closing():
+                return
+            if not self.budget.take(addr[0], len(reply), time.monotonic()):
+                self.dropped += 1
+                return
+            for packet in split_datagrams(reply):
+                self.transport.sendto(packet, addr)
 
 
 class TcpEndpoint(asyncio.Protocol):
@@ -315,14 +395,13 @@ class TcpEndpoint(asyncio.Protocol):
         asyncio.get_running_loop().create_task(self._answer(unit))
 
     async def _answer(self, unit: bytes) -> None:
-        reply = await self.service.answer_bytes(unit)
+        replies = await self.service.answer_bytes(unit)
         transport = self.transport
         if transport is None:
             return
-        if reply is not None:
-            transport.write(reply)
+        transport.write(b"".join(replies))
         keep = len(unit) >= 32 and int.from_bytes(unit[28:32], "big") & OpFlag.KEEP_ALIVE
-        if not keep or reply is None:
+        if not keep or not replies:
             transport.close()
             return
         self.busy = False
@@ -331,12 +410,32 @@ class TcpEndpoint(asyncio.Protocol):
         self._next()
 
 
+def native_service(
+    store: Store,
+    writes: Writes,
+    authority: Authority,
+    address: tuple[str, int],
+    keys: Path | None,
+) -> NativeService:
+    """The service of ``doikit serve --handle-port``: its server key and sealing key from
+    the directory *keys* (made there on first start), its site at *address*."""
+    from doikit.server._auth import SEALING  # noqa: PLC0415
+    from doikit.server._native_admin import NativeAdmin  # noqa: PLC0415
+    from doikit.server._native_keys import SERVER_KEY_FILE, ServerKey, seal_key  # noqa: PLC0415
+
+    key = ServerKey(keys / SERVER_KEY_FILE) if keys is not None else None
+    seal = seal_key(keys) if keys is not None else None
+    SEALING.key = seal
+    site = site_for(*address, public_key=key.public_blob if key is not None else b"")
+    admin = NativeAdmin(store, writes, authority, seal)
+    return NativeService(store, site, admin=admin, key=key)
+
+
 async def start_native(
-    store: Store, host: str, port: int, *, sockets: list[socket.socket] | None = None
+    service: NativeService, host: str, port: int, *, sockets: list[socket.socket] | None = None
 ) -> list[asyncio.AbstractServer | asyncio.BaseTransport]:
-    """Serve the native protocol for *store* at *host*:*port* over TCP and UDP, on the bound
-    *sockets* when given (a listening TCP socket first, a UDP socket last)."""
-    service = NativeService(store, site_for(host, port))
+    """Serve *service* at *host*:*port* over TCP and UDP, on the bound *sockets* when given
+    (a listening TCP socket first, a UDP socket last)."""
     loop = asyncio.get_running_loop()
     if sockets:
         server = await loop.create_server(lambda: TcpEndpoint(service), sock=sockets[0])

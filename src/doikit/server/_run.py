@@ -18,10 +18,11 @@ from doikit._syntax import fold
 from doikit.handle import values_to_json
 from doikit.server._app import create_app
 from doikit.server._auth import (
-    hash_secret,
+    SEALING,
     hash_token,
     new_secret,
     new_token,
+    stored_secret,
     with_member,
     with_secret,
 )
@@ -31,6 +32,7 @@ from doikit.server.stores import Row, default_store_url, open_store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from doikit.handle import HandleValue
     from doikit.server.stores import Store
@@ -46,6 +48,7 @@ def app_from_env() -> object:
         access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
         native=NATIVE_SOCKETS or None,
         native_address=_native_address(),
+        keys=_keys_dir(),
     )
     GuardedProtocol.answer = getattr(app, "now", None)
     return app
@@ -61,6 +64,14 @@ def _native_address() -> tuple[str, int] | None:
         return None
     host, port = given.split()
     return host, int(port)
+
+
+def _keys_dir() -> Path | None:
+    if not os.environ.get("DOIKIT_HANDLE"):
+        return None
+    from doikit.server._native_keys import keys_dir  # noqa: PLC0415
+
+    return keys_dir(os.environ["DOIKIT_STORE"])
 
 
 def shown_url(url: str) -> str:
@@ -266,7 +277,10 @@ def create_admin(store: str | None, index: int, handle: str, prefix: str) -> str
     :raises ValueError: when *index* of the handle holds a value of another type.
     """
     secret = new_secret()
-    stored_key = hash_secret(secret)
+    from doikit.server._native_keys import keys_dir, seal_key  # noqa: PLC0415
+
+    SEALING.key = seal_key(keys_dir(store or default_store_url()))
+    stored_key = stored_secret(secret)
 
     async def work() -> None:
         the_store = open_store(store)

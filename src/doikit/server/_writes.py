@@ -44,7 +44,7 @@ from doikit.handle import (
     values_to_json,
 )
 from doikit.handle._values import format_time
-from doikit.server._auth import hash_secret, is_hashed_secret
+from doikit.server._auth import is_hashed_secret, stored_secret
 from doikit.server._http import (
     BadPathError,
     Refused,
@@ -248,7 +248,7 @@ def _secret_key(value: HandleValue) -> HandleValue:
         return value
     data = value.data
     if not is_hashed_secret(data):
-        data = hash_secret(data.decode("utf-8", "surrogateescape")).encode()
+        data = stored_secret(data.decode("utf-8", "surrogateescape")).encode()
     return HandleValue(
         value.index, value.type, data, value.ttl, value.timestamp, "1100", value.references
     )
@@ -356,10 +356,10 @@ class Writes:
                     "Mismatched indexes in PUT request: the query names "
                     f"{sorted(set(indexes))}, the body {sorted(v.index for v in values)}",
                 )
-            return await self._put_values(caller, doi, values, overwrite=overwrite, params=params)
-        return await self._put_record(caller, doi, values, overwrite=overwrite, params=params)
+            return await self.put_values(caller, doi, values, overwrite=overwrite, params=params)
+        return await self.put_record(caller, doi, values, overwrite=overwrite, params=params)
 
-    async def _put_record(
+    async def put_record(
         self,
         caller: Caller,
         doi: DOI,
@@ -390,7 +390,7 @@ class Writes:
                     return _reply(str(doi), 201 if stored is None else 200, params)
             raise _busy()
 
-    async def _put_values(
+    async def put_values(
         self,
         caller: Caller,
         doi: DOI,
@@ -430,7 +430,12 @@ class Writes:
         if various:
             raise Refused(RC_PROTOCOL_ERROR, "DELETE takes index=N, not index=various")
         caller = await self.authority.caller(request)
-        doi = bare_name(handle)
+        return await self.delete_as(caller, bare_name(handle), indexes, params)
+
+    async def delete_as(
+        self, caller: Caller, doi: DOI, indexes: list[int], params: list[tuple[str, str]]
+    ) -> Response:
+        """Delete the name *doi* (no *indexes*) or those values of it, as *caller*."""
         async with self._turn(doi.key):
             async for stored in self._versions(doi.key):
                 if stored is None:

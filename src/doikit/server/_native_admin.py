@@ -1,0 +1,214 @@
+"""Administration over the native Handle protocol: the challenge and its answer
+(handle-protocol.md §11.1-11.3), then the change made exactly as the REST API's write side
+makes it (:class:`~._writes.Writes`: the same checks of ``HS_ADMIN`` and ``HS_VLIST``, the
+same compare-and-set, so what one interface writes the other reads at once).
+
+A request that changes or lists is answered 402 with a nonce and a fresh session id that
+names the pending challenge; the client answers with RESPONSE_TO_CHALLENGE (200) on that
+session id, signed with an ``HS_PUBKEY`` (RSA or DSA) or MAC'd with an ``HS_SECKEY`` of the
+identity, which must be held by this server; the original request is then carried out
+and answered. Pending challenges are bounded (:data:`MAX_PENDING`) and expire after
+:data:`CHALLENGE_TTL` seconds; failed answers are slowed like HTTP Basic guesses
+(:class:`~._auth.Throttle`'s delay, per handle).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from doikit._syntax import fold
+from doikit.handle import (
+    AddValueRequest,
+    ChallengeAnswerRequest,
+    CreateHandleRequest,
+    CreateHandleResponse,
+    DeleteHandleRequest,
+    ListHandlesRequest,
+    ListHandlesResponse,
+    ListNAsRequest,
+    ListNAsResponse,
+    ModifyValueRequest,
+    OpFlag,
+    RemoveValueRequest,
+    SuccessResponse,
+    request_digest,
+    type_matches,
+)
+from doikit.server._auth import Caller, failure_delay
+from doikit.server._http import Refused
+from doikit.server._native_keys import public_answer_ok, secret_answer_ok, unseal
+from doikit.server._writes import bare_name
+
+if TYPE_CHECKING:
+    from doikit.handle import Message
+    from doikit.server._auth import Authority
+    from doikit.server._writes import Writes
+    from doikit.server.stores import Store
+
+#: The requests that need an identity.
+ADMIN_REQUESTS: Final = (
+    CreateHandleRequest,
+    DeleteHandleRequest,
+    AddValueRequest,
+    ModifyValueRequest,
+    RemoveValueRequest,
+    ListHandlesRequest,
+    ListNAsRequest,
+)
+#: Seconds an answer to a challenge may take, and how many challenges may wait at once.
+CHALLENGE_TTL: Final = 60.0
+MAX_PENDING: Final = 10_000
+#: Names listed per message of a listing (all but the last carry CONTINUOUS).
+LIST_PAGE: Final = 1000
+#: The most names a listing sends.
+MAX_LISTED: Final = 1_000_000
+
+RC_INVALID_ADMIN: Final = 400
+RC_AUTHENTICATION_FAILED: Final = 403
+RC_AUTHEN_TIMEOUT: Final = 405
+RC_VALUES_NOT_FOUND: Final = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A challenge sent and not yet answered."""
+
+    request: Message
+    nonce: bytes
+    digest: bytes
+    sent: float
+
+
+class Challenges:
+    """The challenges sent, by session id."""
+
+    def __init__(self) -> None:
+        self._pending: dict[int, Pending] = {}
+        self._next = secrets.randbelow(1 << 30) + 1
+
+    def new(self, request: Message) -> tuple[int, Pending]:
+        """A challenge for *request*: its session id and what the answer must sign."""
+        now = time.monotonic()
+        while self._pending:
+            oldest = next(iter(self._pending))
+            if (
+                len(self._pending) < MAX_PENDING
+                and now - self._pending[oldest].sent < CHALLENGE_TTL
+            ):
+                break
+            del self._pending[oldest]
+        self._next = self._next % 0x7FFFFFFF + 1
+        digest = request_digest(request)
+        pending = Pending(request, secrets.token_bytes(16), digest.digest, now)
+        self._pending[self._next] = pending
+        return self._next, pending
+
+    def take(self, session_id: int) -> Pending | None:
+        """The challenge of *session_id*, once; ``None`` when there is none or it is late."""
+        pending = self._pending.pop(session_id, None)
+        if pending is None or time.monotonic() - pending.sent > CHALLENGE_TTL:
+            return None
+        return pending
+
+
+class NativeAdmin:
+    """Checks challenge answers and carries out the changes they authorize."""
+
+    def __init__(
+        self, store: Store, writes: Writes, authority: Authority, seal: bytes | None
+    ) -> None:
+        self.store = store
+        self.writes = writes
+        self.authority = authority
+        self.seal = seal
+        self._failures: dict[str, int] = {}
+
+    async def identify(self, answer: ChallengeAnswerRequest, pending: Pending) -> Caller | int:
+        """The caller *answer* proves to be, or the response code refusing it."""
+        handle = answer.identity_handle
+        failures = self._failures.get(fold(handle), 0)
+        await asyncio.sleep(failure_delay(failures))
+        stored = await self.store.get(fold(handle))
+        if stored is None:
+            return RC_AUTHENTICATION_FAILED
+        data = pending.nonce + pending.digest
+        wanted = "HS_PUBKEY" if answer.auth_type == "HS_PUBKEY" else "HS_SECKEY"
+        right = False
+        for value in stored.values():
+            if value.index != answer.identity_index or not isinstance(value.data, bytes):
+                continue
+            if not type_matches(value.type, wanted) or answer.auth_type != wanted:
+                continue
+            if wanted == "HS_PUBKEY":
+                right = public_answer_ok(answer.signed_response, value.data, data)
+            else:
+                secret = unseal(value.data, self.seal)
+                right = secret is not None and secret_answer_ok(
+                    answer.signed_response, secret, data
+                )
+        if not right:
+            self._failures[fold(handle)] = failures + 1
+            if len(self._failures) > 100_000:
+                self._failures.clear()
+            return RC_AUTHENTICATION_FAILED
+        self._failures.pop(fold(handle), None)
+        return Caller(identity=(answer.identity_index, handle))
+
+    async def carry_out(self, request: Message, caller: Caller) -> list[Message]:
+        """The responses (without the envelope's fields) to an authenticated *request*.
+
+        :raises Refused: with the Handle response code, as the REST API refuses.
+        """
+        overwrite = bool(request.op_flags & OpFlag.OVERWRITE)
+        if isinstance(request, CreateHandleRequest):
+            doi = bare_name(request.handle)
+            await self.writes.put_record(
+                caller, doi, request.values, overwrite=overwrite, params=[]
+            )
+            return [CreateHandleResponse(handle=request.handle)]
+        if isinstance(request, AddValueRequest):
+            doi = bare_name(request.handle)
+            await self.writes.put_values(
+                caller, doi, request.values, overwrite=overwrite, params=[]
+            )
+            return [SuccessResponse(request.op_code)]
+        if isinstance(request, ModifyValueRequest):
+            doi = bare_name(request.handle)
+            stored = await self.store.get(doi.key)
+            have = {v.index for v in stored.values()} if stored is not None else set()
+            missing = sorted({v.index for v in request.values} - have)
+            if stored is not None and missing:
+                raise Refused(RC_VALUES_NOT_FOUND, f"no value at index {missing[0]}")
+            await self.writes.put_values(caller, doi, request.values, overwrite=True, params=[])
+            return [SuccessResponse(request.op_code)]
+        if isinstance(request, RemoveValueRequest):
+            doi = bare_name(request.handle)
+            await self.writes.delete_as(caller, doi, list(request.indexes), [])
+            return [SuccessResponse(request.op_code)]
+        if isinstance(request, DeleteHandleRequest):
+            await self.writes.delete_as(caller, bare_name(request.handle), [], [])
+            return [SuccessResponse(request.op_code)]
+        if isinstance(request, ListHandlesRequest):
+            prefix = request.handle.partition("/")[2] if "/" in request.handle else request.handle
+            await self.authority.may_list(caller, prefix)
+            return await self._listing(prefix, ListHandlesResponse)
+        if isinstance(request, ListNAsRequest):
+            return await self._listing("0.NA", ListNAsResponse)
+        raise Refused(5, f"operation {request.op_code} is not served over the native protocol")
+
+    async def _listing(
+        self, prefix: str, kind: type[ListHandlesResponse | ListNAsResponse]
+    ) -> list[Message]:
+        out: list[Message] = []
+        offset = 0
+        while offset < MAX_LISTED:
+            _, names = await self.store.list_names(prefix, offset, LIST_PAGE)
+            out.append(kind(handles=tuple(names)))
+            offset += len(names)
+            if len(names) < LIST_PAGE:
+                break
+        return out
