@@ -47,8 +47,12 @@ from doikit.handle import (
     ResolutionRequest,
     ResolutionResponse,
     ServerInfo,
+    SessionSetupRequest,
+    SessionSetupResponse,
+    SessionTerminateRequest,
     SiteInfo,
     SiteInfoResponse,
+    SuccessResponse,
     TcpFramer,
     UdpReassembler,
     decode,
@@ -60,13 +64,14 @@ from doikit.handle import (
 )
 from doikit.server._http import Refused
 from doikit.server._native_admin import ADMIN_REQUESTS, RC_AUTHEN_TIMEOUT, Challenges
+from doikit.server._native_sessions import RC_SESSION_MESSAGE_REJECTED, Sessions
 
 if TYPE_CHECKING:
     import socket
     from pathlib import Path
 
     from doikit.handle import Message
-    from doikit.server._auth import Authority
+    from doikit.server._auth import Authority, Caller
     from doikit.server._native_admin import NativeAdmin
     from doikit.server._native_keys import ServerKey
     from doikit.server._writes import Writes
@@ -136,6 +141,7 @@ class NativeService:
         self.admin = admin
         self.key = key
         self.challenges = Challenges()
+        self.sessions = Sessions()
 
     def _finish(self, response: Message, request: Message, **extra: Any) -> Message:  # noqa: ANN401 - fields of the message
         """*response* with the envelope and header fields an answer to *request* carries
@@ -155,7 +161,9 @@ class NativeService:
             fields["request_digest"] = request_digest(request)
         fields.update(extra)
         done = dataclasses.replace(response, **fields)
-        if request.op_flags & OpFlag.CERTIFY and self.key is not None:
+        # In a session the MAC stands for a signature (CNRI's server signs nothing there).
+        in_session = bool(request.session_id) and self.sessions.get(request.session_id) is not None
+        if request.op_flags & OpFlag.CERTIFY and self.key is not None and not in_session:
             signature = self.key.sign(signed_content(done, 0))
             done = dataclasses.replace(
                 done, credential=Credential("HS_SIGNED", "SHA-256", signature)
@@ -174,10 +182,8 @@ class NativeService:
             return [self._finish(SiteInfoResponse(site=self.site), request)]
         if isinstance(request, ResolutionRequest):
             return [await self._resolve(request)]
-        if self.admin is not None and isinstance(request, ADMIN_REQUESTS):
-            return [self._challenge(request)]
-        if self.admin is not None and isinstance(request, ChallengeAnswerRequest):
-            return await self._answered(request)
+        if self.admin is not None:
+            return await self._administer(request)
         return [
             self.error(
                 request,
@@ -187,8 +193,31 @@ class NativeService:
             )
         ]
 
-    def _challenge(self, request: Message) -> Message:
-        session_id, pending = self.challenges.new(request)
+    async def _administer(self, request: Message) -> list[Message]:
+        """Sessions, challenges and the changes they authorize."""
+        if isinstance(request, SessionSetupRequest):
+            session_id = self.challenges.next_id()
+            data = self.sessions.setup(request, session_id)
+            if isinstance(data, int):
+                return [self.error(request, data, "only Diffie-Hellman sessions (mode 4)")]
+            setup = SessionSetupResponse(request.key_exchange_mode, data)
+            return [self._finish(setup, request, session_id=session_id)]
+        if isinstance(request, ChallengeAnswerRequest):
+            return await self._answered(request)
+        session = self.sessions.get(request.session_id) if request.session_id else None
+        if session is not None and not self.sessions.authentic(session, request):
+            return [self.error(request, RC_SESSION_MESSAGE_REJECTED, "no valid session MAC")]
+        if isinstance(request, SessionTerminateRequest):
+            self.sessions.end(request.session_id)
+            return [self._finish(SuccessResponse(request.op_code), request)]
+        if isinstance(request, ADMIN_REQUESTS):
+            if session is not None and session.caller is not None:
+                return await self._carry_out(request, session.caller, request)
+            return [self._challenge(request, request.session_id if session else None)]
+        return [self.error(request, RC_OPERATION_NOT_SUPPORTED, f"no operation {request.op_code}")]
+
+    def _challenge(self, request: Message, session_id: int | None) -> Message:
+        session_id, pending = self.challenges.new(request, session_id)
         challenge = ChallengeResponse(request.op_code, pending.nonce)
         return self._finish(
             challenge,
@@ -203,14 +232,28 @@ class NativeService:
         pending = self.challenges.take(answer.session_id)
         if pending is None:
             return [self.error(answer, RC_AUTHEN_TIMEOUT, "no challenge waits for this answer")]
+        session = self.sessions.get(answer.session_id)
         original = pending.request
-        # The answer to the original request goes out under the 200 message's ids.
-        reply_to = dataclasses.replace(original, request_id=answer.request_id, session_id=0)
+        # The answer to the original request goes out under the 200 message's ids (and the
+        # session's, in a session).
+        reply_to = dataclasses.replace(
+            original,
+            request_id=answer.request_id,
+            session_id=answer.session_id if session is not None else 0,
+        )
         caller = await self.admin.identify(answer, pending)
         if isinstance(caller, int):
             return [self.error(reply_to, caller, "the answer to the challenge is not right")]
+        if session is not None:
+            session.caller = caller
+        return await self._carry_out(original, caller, reply_to)
+
+    async def _carry_out(
+        self, request: Message, caller: Caller, reply_to: Message
+    ) -> list[Message]:
+        assert self.admin is not None  # noqa: S101 - only called with one
         try:
-            responses = await self.admin.carry_out(original, caller)
+            responses = await self.admin.carry_out(request, caller)
         except Refused as exc:
             return [self.error(reply_to, exc.response_code, exc.message or "")]
         last = len(responses) - 1
@@ -229,7 +272,7 @@ class NativeService:
         store (``doikit admin create --prefix`` makes it), or names under it are."""
         if await self.store.get(fold("0.NA/" + prefix)) is not None:
             return True
-        return await self.store.has_prefix(prefix)
+        return await self.store.has_prefix(fold(prefix))
 
     async def _resolve(self, request: ResolutionRequest) -> Message:
         handle = request.handle
@@ -270,6 +313,9 @@ class NativeService:
             return [encode(response) for response in await self.answer(request)]
         except HandleWireError as exc:  # a value this build cannot put on the wire
             return [encode(self.error(request, 2, f"the answer cannot be encoded: {exc}"))]
+        except Exception:  # a bug: logged once, answered as CNRI answers one (rc 2)
+            log.exception("native protocol: unexpected error on operation %s", request.op_code)
+            return [encode(self.error(request, 2, "unexpected server error"))]
 
 
 def _protocol_error(unit: bytes, detail: str) -> bytes | None:

@@ -90,8 +90,15 @@ class Challenges:
         self._pending: dict[int, Pending] = {}
         self._next = secrets.randbelow(1 << 30) + 1
 
-    def new(self, request: Message) -> tuple[int, Pending]:
-        """A challenge for *request*: its session id and what the answer must sign."""
+    def next_id(self) -> int:
+        """A session id no challenge or session holds now (ids count up from a random
+        start, and wrap)."""
+        self._next = self._next % 0x7FFFFFFF + 1
+        return self._next
+
+    def new(self, request: Message, session_id: int | None = None) -> tuple[int, Pending]:
+        """A challenge for *request*: its session id (*session_id*, in a session; else a new
+        one) and what the answer must sign."""
         now = time.monotonic()
         while self._pending:
             oldest = next(iter(self._pending))
@@ -101,11 +108,12 @@ class Challenges:
             ):
                 break
             del self._pending[oldest]
-        self._next = self._next % 0x7FFFFFFF + 1
+        if session_id is None:
+            session_id = self.next_id()
         digest = request_digest(request)
         pending = Pending(request, secrets.token_bytes(16), digest.digest, now)
-        self._pending[self._next] = pending
-        return self._next, pending
+        self._pending[session_id] = pending
+        return session_id, pending
 
     def take(self, session_id: int) -> Pending | None:
         """The challenge of *session_id*, once; ``None`` when there is none or it is late."""
@@ -206,7 +214,7 @@ class NativeAdmin:
         out: list[Message] = []
         offset = 0
         while offset < MAX_LISTED:
-            _, names = await self.store.list_names(prefix, offset, LIST_PAGE)
+            _, names = await self.store.list_names(fold(prefix), offset, LIST_PAGE)
             out.append(kind(handles=tuple(names)))
             offset += len(names)
             if len(names) < LIST_PAGE:
