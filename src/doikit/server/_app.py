@@ -29,6 +29,7 @@ from doikit.server._auth import Authority
 from doikit.server._fast import FastPaths, Reply
 from doikit.server._http import Refused, api_error, page, query_params
 from doikit.server._reads import Reads
+from doikit.server._tunnel import NativeTunnel
 from doikit.server._writes import Writes
 from doikit.server.stores import DamagedRecordError, Store, StoreUnavailable, open_store
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 
 log = logging.getLogger("doikit.server")
 
@@ -209,6 +211,7 @@ def create_app(
     native: list[socket.socket] | None = None,
     native_address: tuple[str, int] | None = None,
     keys: Path | None = None,
+    http_port: int | None = None,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
@@ -225,6 +228,7 @@ def create_app(
     reads = Reads(the_store, authority, ra_name=ra_name)
     writes = Writes(the_store, authority)
     incidents = _Incidents()
+    tunnel = NativeTunnel()  # HANDLE.NET's HTTP interface; served once the store is open
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -237,7 +241,10 @@ def create_app(
         if native_address is not None:
             from doikit.server._native import native_service, start_native  # noqa: PLC0415
 
-            service = native_service(the_store, writes, authority, native_address, keys)
+            service = native_service(
+                the_store, writes, authority, native_address, keys, http_port=http_port
+            )
+            tunnel.service = service
             listeners = await start_native(service, *native_address, sockets=native)
         if ready:
             print(ready, flush=True)  # noqa: T201 - the one line that says it is up
@@ -306,6 +313,7 @@ def create_app(
         Route("/doiRA/{dois:anypath}", reads.which_ra, methods=["GET", "HEAD"]),
         Route("/", reads.home, methods=["GET", "HEAD"]),
         Route("/{doi:anypath}", reads.proxy, methods=["GET", "HEAD"]),
+        Route("/{handle:anypath}", tunnel.answer, methods=["POST"]),
     ]
     starlette = Starlette(
         routes=routes,

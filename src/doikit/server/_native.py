@@ -88,6 +88,8 @@ RC_PROTOCOL_ERROR: Final = 4
 RC_INSUFFICIENT_PERMISSIONS: Final = 401
 RC_SUCCESS: Final = 1
 
+#: The media type of native messages over HTTP.
+NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
 #: How long a response stays good, as CNRI's server sets it (§17): twelve hours.
 EXPIRATION: Final = 12 * 3600
 #: Seconds a TCP connection may wait without sending a whole message.
@@ -462,6 +464,8 @@ def native_service(
     authority: Authority,
     address: tuple[str, int],
     keys: Path | None,
+    *,
+    http_port: int | None = None,
 ) -> NativeService:
     """The service of ``doikit serve --handle-port``: its server key and sealing key from
     the directory *keys* (made there on first start), its site at *address*."""
@@ -472,7 +476,7 @@ def native_service(
     key = ServerKey(keys / SERVER_KEY_FILE) if keys is not None else None
     seal = seal_key(keys) if keys is not None else None
     SEALING.key = seal
-    site = site_for(*address, public_key=key.public_blob if key is not None else b"")
+    site = site_for(*address, http_port, public_key=key.public_blob if key is not None else b"")
     admin = NativeAdmin(store, writes, authority, seal)
     return NativeService(store, site, admin=admin, key=key)
 

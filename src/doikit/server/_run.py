@@ -49,6 +49,7 @@ def app_from_env() -> object:
         native=NATIVE_SOCKETS or None,
         native_address=_native_address(),
         keys=_keys_dir(),
+        http_port=int(os.environ["DOIKIT_HTTP_PORT"]) if "DOIKIT_HTTP_PORT" in os.environ else None,
     )
     GuardedProtocol.answer = getattr(app, "now", None)
     return app
@@ -195,6 +196,7 @@ def run(
             stack.callback(native[-1].close)
             NATIVE_SOCKETS[:] = native
             os.environ["DOIKIT_HANDLE"] = f"{host} {handle_port}"
+            os.environ["DOIKIT_HTTP_PORT"] = str(port)
             native_note = f", the Handle protocol on udp and tcp port {handle_port}"
         shown_host = f"[{host}]" if ":" in host else host
         workers_note = f", {workers} workers" if workers > 1 else ""
