@@ -180,7 +180,13 @@ _IDENTITY = re.compile(r"([0-9]{1,10}):(.+)", re.ASCII | re.DOTALL)
     "--store", metavar="STORE", help="sqlite:///PATH or postgresql://… (default: as serve)"
 )
 @click.option("--prefix", required=True, help="The DOI prefix the identity administers.")
-def admin_create(identity: str, store: str | None, prefix: str) -> None:
+@click.option(
+    "--public-key",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Make the identity this public key (an RSA or DSA key file as HANDLE.NET's tools"
+    " write it), an HS_PUBKEY value, instead of a new secret key.",
+)
+def admin_create(identity: str, store: str | None, prefix: str, public_key: str | None) -> None:
     """Create the Handle identity INDEX:HANDLE (as 300:10.5555/ADMIN) as an administrator of
     PREFIX, and print its secret key, alone on the last line; only a salted hash is kept.
 
@@ -212,12 +218,14 @@ def admin_create(identity: str, store: str | None, prefix: str) -> None:
         raise click.BadParameter(str(exc), param_hint="INDEX:HANDLE") from None
     try:
         with _store_errors():
-            secret = create_admin(store, int(match.group(1)), handle, prefix)
+            blob = None if public_key is None else Path(public_key).read_bytes()
+            secret = create_admin(store, int(match.group(1)), handle, prefix, blob)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{match.group(1)}:{handle} administers {prefix} (admin group 200:0.NA/{prefix})")
-    click.echo("its secret key, shown this once:")
-    click.echo(secret)
+    if public_key is None:
+        click.echo("its secret key, shown this once:")
+        click.echo(secret)
 
 
 @click.command("deposit")

@@ -551,10 +551,29 @@ def with_secret(
 
     :raises ValueError: when *index* holds a value of another type.
     """
-    clash = [v for v in values if v.index == index and not type_matches(v.type, "HS_SECKEY")]
+    return with_key(
+        values, index, "HS_SECKEY", stored_key.encode(), permissions="1100", prefix=prefix
+    )
+
+
+def with_key(
+    values: tuple[HandleValue, ...],
+    index: int,
+    kind: str,
+    data: bytes,
+    *,
+    permissions: str,
+    prefix: str,
+) -> tuple[HandleValue, ...]:
+    """An identity's values with a key value (*kind* ``HS_SECKEY`` or ``HS_PUBKEY``) at
+    *index*; a new identity also gets an HS_ADMIN naming the prefix's admin group.
+
+    :raises ValueError: when *index* holds a value of another type.
+    """
+    clash = [v for v in values if v.index == index and not type_matches(v.type, kind)]
     if clash:
-        raise ValueError(f"index {index} holds a {clash[0].type} value, not HS_SECKEY")
-    key = HandleValue(index, "HS_SECKEY", stored_key.encode(), timestamp=_now(), permissions="1100")
+        raise ValueError(f"index {index} holds a {clash[0].type} value, not {kind}")
+    key = HandleValue(index, kind, data, timestamp=_now(), permissions=permissions)
     out = [v for v in values if v.index != index] + [key]
     if not any(type_matches(v.type, "HS_ADMIN") for v in out):
         group = AdminData("0.NA/" + prefix, 200, CLIENT_DEFAULT_PERMISSIONS)

@@ -23,8 +23,8 @@ from doikit.server._auth import (
     new_secret,
     new_token,
     stored_secret,
+    with_key,
     with_member,
-    with_secret,
 )
 from doikit.server._limits import Limits
 from doikit.server._uvicorn import GuardedProtocol
@@ -270,25 +270,51 @@ async def _change(
             return
 
 
-def create_admin(store: str | None, index: int, handle: str, prefix: str) -> str:
+def check_public_key(blob: bytes) -> None:
+    """Refuse (ValueError) bytes that are no RSA or DSA public key blob."""
+    from doikit.handle import DSAPublicKey, HandleWireError, RSAPublicKey, public_key_from_bytes  # noqa: PLC0415
+
+    try:
+        key = public_key_from_bytes(blob)
+    except HandleWireError as exc:
+        raise ValueError(f"the public key file is no Handle key blob: {exc}") from None
+    if not isinstance(key, RSAPublicKey | DSAPublicKey):
+        raise ValueError("the public key file holds no RSA or DSA key")  # noqa: TRY004 - a bad file, as above
+
+
+def create_admin(
+    store: str | None, index: int, handle: str, prefix: str, public_key: bytes | None = None
+) -> str:
     """Make ``index:handle`` an administrator of *prefix* in *store* and return its new
     secret key (only a salted hash is kept): the identity's handle gets the HS_SECKEY value
     at *index*, and the prefix's handle ``0.NA/<prefix>`` its admin group (HS_VLIST 200)
-    with the identity in it. Run again, it gives the identity a new key.
+    with the identity in it. Run again, it gives the identity a new key. With *public_key*
+    (a key blob as HANDLE.NET's tools write it, RSA or DSA) the identity is that public key,
+    an HS_PUBKEY value, and no secret is made ("" is returned).
 
-    :raises ValueError: when *index* of the handle holds a value of another type.
+    :raises ValueError: when *index* of the handle holds a value of another type, or
+        *public_key* is no RSA or DSA key blob.
     """
-    secret = new_secret()
     from doikit.server._native_keys import keys_dir, seal_key  # noqa: PLC0415
 
-    SEALING.key = seal_key(keys_dir(store or default_store_url()))
-    stored_key = stored_secret(secret)
+    if public_key is not None:
+        check_public_key(public_key)
+        secret = ""
+        kind, data, permissions = "HS_PUBKEY", public_key, "1110"
+    else:
+        secret = new_secret()
+        SEALING.key = seal_key(keys_dir(store or default_store_url()))
+        kind, data, permissions = "HS_SECKEY", stored_secret(secret).encode(), "1100"
 
     async def work() -> None:
         the_store = open_store(store)
         await the_store.open()
         try:
-            await _change(the_store, handle, lambda v: with_secret(v, index, stored_key, prefix))
+            await _change(
+                the_store,
+                handle,
+                lambda v: with_key(v, index, kind, data, permissions=permissions, prefix=prefix),
+            )
             await _change(
                 the_store,
                 "0.NA/" + prefix,
