@@ -92,7 +92,9 @@ def test_site_info_over_udp_and_tcp(native: tuple[Server, int]) -> None:
         assert answer.request_id == 41
         assert answer.op_flags & OpFlag.AUTHORITATIVE
         (server,) = answer.site.servers
-        assert {(i.protocol, i.port) for i in server.interfaces} == {(0, port), (1, port)}
+        http_port = int(native[0].url.rsplit(":", 1)[1])
+        wanted = {(0, port), (1, port), (2, http_port)}
+        assert {(i.protocol, i.port) for i in server.interfaces} == wanted
 
 
 def test_resolution_with_filters_and_public_only(native: tuple[Server, int]) -> None:
