@@ -4,6 +4,9 @@ to it with CNRI's client when one is built)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import os
 import socket
 import struct
 import time
@@ -14,17 +17,22 @@ import pytest
 
 from conftest import free_port, start_server, stop_server
 from doikit.handle import (
+    SECRET_PBKDF2_HMAC_SHA1,
+    ChallengeAnswerRequest,
+    ChallengeResponse,
     ErrorResponse,
     GetSiteInfoRequest,
     OpFlag,
     ResolutionRequest,
     ResolutionResponse,
+    SecretKeyAnswer,
     SiteInfoResponse,
     TcpFramer,
     UdpReassembler,
     decode,
     encode,
     encode_datagrams,
+    secret_answer_to_bytes,
 )
 
 if TYPE_CHECKING:
@@ -34,6 +42,7 @@ if TYPE_CHECKING:
     from doikit.handle import Message
 
 NAME = "10.5555/native-1"
+SECRETS: dict[str, str] = {}
 VALUES = [
     {"index": 1, "type": "URL", "data": "https://example.org/native"},
     {"index": 2, "type": "EMAIL", "data": "a@example.org"},
@@ -43,6 +52,25 @@ VALUES = [
 
 @pytest.fixture(scope="module")
 def native(module_store: str) -> Iterator[tuple[Server, int]]:
+    import subprocess  # noqa: PLC0415
+
+    from conftest import DOIKIT  # noqa: PLC0415
+
+    made = subprocess.run(
+        [
+            DOIKIT,
+            "admin",
+            "create",
+            "--store",
+            module_store,
+            "--prefix=10.5555",
+            "300:10.5555/ADMIN",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    SECRETS[module_store] = made.stdout.splitlines()[-1]
     port = free_port()
     server = start_server(module_store, options=("--handle-port", str(port)))
     auth = {"Authorization": f"Bearer {server.token}"}
@@ -118,14 +146,14 @@ def test_resolution_with_filters_and_public_only(native: tuple[Server, int]) -> 
         (ResolutionRequest("10.9999/elsewhere", op_flags=PO), 301),
         (ResolutionRequest("10.5555/absent", op_flags=PO), 100),
         (ResolutionRequest(NAME, types=("NOPE",), op_flags=PO), 200),
-        (ResolutionRequest(NAME), 401),  # a private value, no authentication yet
+        (ResolutionRequest(NAME), 402),  # a private value: a challenge
     ],
 )
 def test_errors_as_cnri_answers(native: tuple[Server, int], request_: Message, code: int) -> None:
     _, port = native
     for ask in (udp, tcp):
         answer = ask(port, request_)
-        assert isinstance(answer, ErrorResponse)
+        assert isinstance(answer, ChallengeResponse if code == 402 else ErrorResponse)
         assert answer.response_code == code
 
 
@@ -184,3 +212,45 @@ def test_a_busy_handle_port_is_one_line_and_exit_2(tmp_path: object) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().count("\n") == 0
     assert "--handle-port" in done.stderr
+
+
+def _secret_answer(secret: str, challenge: ChallengeResponse) -> bytes:
+    """A PBKDF2-HMAC-SHA1 answer, as CNRI 9's client makes it (handle-protocol.md §11.2)."""
+    assert challenge.request_digest is not None
+    salt = os.urandom(16)
+    key = hashlib.pbkdf2_hmac("sha1", secret.encode(), salt, 10000, 20)
+    mac = hmac.new(key, challenge.nonce + challenge.request_digest.digest, "sha1").digest()
+    return secret_answer_to_bytes(SecretKeyAnswer(SECRET_PBKDF2_HMAC_SHA1, mac, salt, 10000, 160))
+
+
+def test_values_without_public_read_after_a_challenge(native: tuple[Server, int]) -> None:
+    server, port = native
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(encode(ResolutionRequest(NAME, request_id=9)))  # no public-only flag
+        framer = TcpFramer()
+        while (challenge := framer.next_message()) is None:
+            framer.feed(sock.recv(65536))
+    assert isinstance(challenge, ChallengeResponse)
+    assert challenge.session_id != 0
+    secret = SECRETS[server.store]
+    for given, code in ((secret + "x", 403), (secret, 1)):
+        if code == 1:  # a challenge is answered once: ask again for a fresh one
+            again = tcp(port, ResolutionRequest(NAME, request_id=10))
+            assert isinstance(again, ChallengeResponse)
+            challenge = again
+        answer = ChallengeAnswerRequest(
+            "HS_SECKEY",
+            "10.5555/ADMIN",
+            300,
+            _secret_answer(given, challenge),
+            request_id=11,
+            session_id=challenge.session_id,
+        )
+        done = tcp(port, answer)
+        assert done is not None
+        assert done.response_code == code
+    assert isinstance(done, ResolutionResponse)
+    assert [v.index for v in done.values] == [1, 2, 3]  # the private value too
+    late = tcp(port, answer)  # the same answer again: no challenge waits for it
+    assert isinstance(late, ErrorResponse)
+    assert late.response_code == 405

@@ -429,8 +429,10 @@ class Authority:
         if caller.identity is None:
             if prefix in caller.prefixes:
                 return
-        elif await self._granted(caller, values, {"read_value"}):
-            return
+        elif await self._granted(caller, values, {"read_value"}) or (
+            await self._prefix_grants(caller, prefix, {"read_value"})
+        ):
+            return  # (the prefix's administrators administer every name under it)
         raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"{caller} may not read this name's values")
 
     async def _prefix_grants(self, caller: Caller, prefix: str, needed: set[str]) -> bool:

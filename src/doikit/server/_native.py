@@ -182,7 +182,7 @@ class NativeService:
             return [self.error(request, RC_PROTOCOL_ERROR, "a response is not a request")]
         if isinstance(request, GetSiteInfoRequest):
             return [self._finish(SiteInfoResponse(site=self.site), request)]
-        if isinstance(request, ResolutionRequest):
+        if isinstance(request, ResolutionRequest) and not request.session_id:
             return [await self._resolve(request)]
         if self.admin is not None:
             return await self._administer(request)
@@ -212,6 +212,8 @@ class NativeService:
         if isinstance(request, SessionTerminateRequest):
             self.sessions.end(request.session_id)
             return [self._finish(SuccessResponse(request.op_code), request)]
+        if isinstance(request, ResolutionRequest):
+            return [await self._resolve(request, session.caller if session else None)]
         if isinstance(request, ADMIN_REQUESTS):
             if session is not None and session.caller is not None:
                 return await self._carry_out(request, session.caller, request)
@@ -254,6 +256,8 @@ class NativeService:
         self, request: Message, caller: Caller, reply_to: Message
     ) -> list[Message]:
         assert self.admin is not None  # noqa: S101 - only called with one
+        if isinstance(reply_to, ResolutionRequest):  # a read of values without public read
+            return [await self._resolve(reply_to, caller)]
         try:
             responses = await self.admin.carry_out(request, caller)
         except Refused as exc:
@@ -276,7 +280,7 @@ class NativeService:
             return True
         return await self.store.has_prefix(fold(prefix))
 
-    async def _resolve(self, request: ResolutionRequest) -> Message:
+    async def _resolve(self, request: ResolutionRequest, caller: Caller | None = None) -> Message:
         handle = request.handle
         prefix, slash, suffix = handle.partition("/")
         if not slash:
@@ -291,13 +295,18 @@ class NativeService:
         if request.op_flags & OpFlag.PUBLIC_ONLY:
             values = tuple(v for v in values if v.public_read)
         elif not all(v.public_read for v in values):
-            return self.error(
-                request,
-                RC_INSUFFICIENT_PERMISSIONS,
-                "this name holds values without public read; authentication over the native"
-                " protocol is not served for reads yet: ask with public-only set, or over the"
-                " REST API",
-            )
+            # Values without public read: an identity with read_value may see them (§17).
+            if caller is None:
+                if self.admin is None:
+                    return self.error(
+                        request, RC_INSUFFICIENT_PERMISSIONS, "not without an identity"
+                    )
+                return self._challenge(request, request.session_id or None)
+            assert self.admin is not None  # noqa: S101 - a caller comes from one
+            try:
+                await self.admin.authority.may_read_all(caller, prefix, values)
+            except Refused as exc:
+                return self.error(request, exc.response_code, exc.message or "")
         values = filter_values(values, request.types, request.indexes)
         if not values:
             return self.error(request, RC_VALUES_NOT_FOUND, "")
