@@ -4,12 +4,15 @@ to it with CNRI's client when one is built)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
+import json
 import os
 import socket
 import struct
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
@@ -29,6 +32,8 @@ from doikit.handle import (
     SiteInfoResponse,
     TcpFramer,
     UdpReassembler,
+    VerifyChallengeRequest,
+    VerifyChallengeResponse,
     decode,
     encode,
     encode_datagrams,
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
     from conftest import Server
     from doikit.handle import Message
 
+VECTORS = Path(__file__).parent / "vectors" / "handle-native"
 NAME = "10.5555/native-1"
 SECRETS: dict[str, str] = {}
 VALUES = [
@@ -254,3 +260,26 @@ def test_values_without_public_read_after_a_challenge(native: tuple[Server, int]
     late = tcp(port, answer)  # the same answer again: no challenge waits for it
     assert isinstance(late, ErrorResponse)
     assert late.response_code == 405
+
+
+def test_verify_challenge_for_an_identity_held_here(native: tuple[Server, int]) -> None:
+    # The VERIFY_CHALLENGE CNRI's server B sent to server A (two_server_udp, V17): a
+    # secret-key answer of the key "secret". The MAC covers nonce and digest, not the
+    # handle, so it is asked here of an identity that holds that key.
+    server, port = native
+    auth = {"Authorization": f"Bearer {server.token}"}
+    body = {"values": [{"index": 300, "type": "HS_SECKEY", "data": "secret"}]}
+    name = "10.5555/verify-" + str(port)
+    assert httpx.put(f"{server.url}/api/handles/{name}", json=body, headers=auth).is_success
+    captured = next(
+        decode(bytes.fromhex(line["hex"]))
+        for line in map(json.loads, (VECTORS / "two_server_udp.jsonl").read_text().splitlines())
+        if line["dir"] == "c2s" and line["hex"][40:48] == "000000c9"
+    )
+    assert isinstance(captured, VerifyChallengeRequest)
+    for handle, valid in ((name, True), ("10.5555/ADMIN", False)):
+        asked = dataclasses.replace(captured, identity_handle=handle)
+        answer = udp(port, asked)
+        assert isinstance(answer, VerifyChallengeResponse)
+        assert answer.valid is valid
+        assert answer.credential is not None  # asked with CT: signed by the server key

@@ -55,6 +55,8 @@ from doikit.handle import (
     SuccessResponse,
     TcpFramer,
     UdpReassembler,
+    VerifyChallengeRequest,
+    VerifyChallengeResponse,
     decode,
     encode,
     filter_values,
@@ -197,6 +199,7 @@ class NativeService:
 
     async def _administer(self, request: Message) -> list[Message]:
         """Sessions, challenges and the changes they authorize."""
+        assert self.admin is not None  # noqa: S101 - only called with one
         if isinstance(request, SessionSetupRequest):
             session_id = self.challenges.next_id()
             data = self.sessions.setup(request, session_id)
@@ -206,6 +209,18 @@ class NativeService:
             return [self._finish(setup, request, session_id=session_id)]
         if isinstance(request, ChallengeAnswerRequest):
             return await self._answered(request)
+        if isinstance(request, VerifyChallengeRequest):
+            # Another server asks whether a secret-key answer of an identity held here is
+            # right (§11.2); the same throttle as any answer.
+            data = request.nonce + request.challenge_digest.digest
+            valid = await self.admin.proves(
+                request.identity_handle,
+                request.identity_index,
+                "HS_SECKEY",
+                request.signed_response,
+                data,
+            )
+            return [self._finish(VerifyChallengeResponse(valid), request)]
         session = self.sessions.get(request.session_id) if request.session_id else None
         if session is not None and not self.sessions.authentic(session, request):
             return [self.error(request, RC_SESSION_MESSAGE_REJECTED, "no valid session MAC")]

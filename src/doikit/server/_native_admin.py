@@ -137,34 +137,40 @@ class NativeAdmin:
 
     async def identify(self, answer: ChallengeAnswerRequest, pending: Pending) -> Caller | int:
         """The caller *answer* proves to be, or the response code refusing it."""
-        handle = answer.identity_handle
+        data = pending.nonce + pending.digest
+        handle, index = answer.identity_handle, answer.identity_index
+        if not await self.proves(handle, index, answer.auth_type, answer.signed_response, data):
+            return RC_AUTHENTICATION_FAILED
+        return Caller(identity=(index, handle))
+
+    async def proves(
+        self, handle: str, index: int, auth_type: str, signed: bytes, data: bytes
+    ) -> bool:
+        """Whether *signed* is the answer to *data* (nonce ‖ request digest) of the key
+        ``index:handle`` held here (``HS_PUBKEY`` or ``HS_SECKEY`` by *auth_type*); failures
+        for one handle are answered ever later, as HTTP Basic guesses are."""
         failures = self._failures.get(fold(handle), 0)
         await asyncio.sleep(failure_delay(failures))
         stored = await self.store.get(fold(handle))
-        if stored is None:
-            return RC_AUTHENTICATION_FAILED
-        data = pending.nonce + pending.digest
-        wanted = "HS_PUBKEY" if answer.auth_type == "HS_PUBKEY" else "HS_SECKEY"
+        wanted = "HS_PUBKEY" if auth_type == "HS_PUBKEY" else "HS_SECKEY"
         right = False
-        for value in stored.values():
-            if value.index != answer.identity_index or not isinstance(value.data, bytes):
+        for value in stored.values() if stored is not None and auth_type == wanted else ():
+            if value.index != index or not isinstance(value.data, bytes):
                 continue
-            if not type_matches(value.type, wanted) or answer.auth_type != wanted:
+            if not type_matches(value.type, wanted):
                 continue
             if wanted == "HS_PUBKEY":
-                right = public_answer_ok(answer.signed_response, value.data, data)
+                right = public_answer_ok(signed, value.data, data)
             else:
                 secret = unseal(value.data, self.seal)
-                right = secret is not None and secret_answer_ok(
-                    answer.signed_response, secret, data
-                )
+                right = secret is not None and secret_answer_ok(signed, secret, data)
         if not right:
             self._failures[fold(handle)] = failures + 1
             if len(self._failures) > 100_000:
                 self._failures.clear()
-            return RC_AUTHENTICATION_FAILED
+            return False
         self._failures.pop(fold(handle), None)
-        return Caller(identity=(answer.identity_index, handle))
+        return True
 
     async def carry_out(self, request: Message, caller: Caller) -> list[Message]:
         """The responses (without the envelope's fields) to an authenticated *request*.
