@@ -166,8 +166,9 @@ def _zeros_deflated(size: int) -> bytes:
     return b"".join([*parts, compressor.flush()])
 
 
-def _pdf(objects: list[bytes]) -> bytes:
-    """A PDF of these objects (numbered from 1; the first is the catalog), with its xref."""
+def raw_pdf(objects: list[bytes], *, info: int | None = None) -> bytes:
+    """A PDF of these objects (numbered from 1; the first is the catalog), with its xref
+    (test_pdf builds on these too); *info* is the number of the Info dictionary."""
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, 1):
@@ -176,14 +177,16 @@ def _pdf(objects: list[bytes]) -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+    info_entry = b"" if info is None else b" /Info %d 0 R" % info
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1,
+        info_entry,
         xref,
     )
     return bytes(out)
 
 
-def _stream(data: bytes, *, flate: bool = True) -> bytes:
+def stream_object(data: bytes, *, flate: bool = True) -> bytes:
     compressed = b" /Filter /FlateDecode" if flate else b""
     return b"<< /Length %d%s >>\nstream\n%s\nendstream" % (len(data), compressed, data)
 
@@ -191,13 +194,13 @@ def _stream(data: bytes, *, flate: bool = True) -> bytes:
 FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
 
 
-def _pages(contents: list[bytes], *, kids: bytes | None = None) -> bytes:
+def pdf_of_pages(contents: list[bytes], *, kids: bytes | None = None) -> bytes:
     """A PDF with one page per content stream (already encoded, FlateDecode), in Helvetica;
     *kids* replaces the page tree's /Kids (a loop), its /Count the references in it."""
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"", FONT]
     refs = []
     for content in contents:
-        objects.append(_stream(content))
+        objects.append(stream_object(content))
         objects.append(
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
             b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % len(objects)
@@ -205,10 +208,10 @@ def _pages(contents: list[bytes], *, kids: bytes | None = None) -> bytes:
         refs.append(b"%d 0 R" % len(objects))
     listed = kids if kids is not None else b" ".join(refs)
     objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (listed, listed.count(b" R"))
-    return _pdf(objects)
+    return raw_pdf(objects)
 
 
-def _text(line: bytes) -> bytes:
+def text_content(line: bytes) -> bytes:
     """A content stream that shows one line of text, FlateDecode."""
     return zlib.compress(b"BT /F1 12 Tf 72 700 Td (%s) Tj ET" % line)
 
@@ -240,7 +243,7 @@ def test_a_gz_that_inflates_to_1_gib_stops_at_its_limit(tmp_path: Path) -> None:
 def test_a_pdf_that_inflates_to_1_gib_stops_at_its_limit(tmp_path: Path, bomb: bytes) -> None:
     """A 1 MB PDF whose second page's content inflates to 1 GiB of zeros took 2.2 GB."""
     path = tmp_path / "bomb.pdf"
-    path.write_bytes(_pages([_text(b"doi:10.1000/page-one"), bomb]))
+    path.write_bytes(pdf_of_pages([text_content(b"doi:10.1000/page-one"), bomb]))
     assert path.stat().st_size < 2 * MIB
     done = run("extract", str(path))
     assert done.status == 1
@@ -263,7 +266,7 @@ def test_a_small_pdf_of_repeated_10_is_bounded(tmp_path: Path) -> None:
     run_of_tens = b"(" + b"10." * 10_000 + b") Tj\n"
     content = zlib.compress(b"BT /F1 1 Tf 0 0 Td\n" + run_of_tens * 1000 + b"ET", 9)
     path = tmp_path / "tens.pdf"
-    path.write_bytes(_pages([_text(b"doi:10.1000/first"), content]))
+    path.write_bytes(pdf_of_pages([text_content(b"doi:10.1000/first"), content]))
     assert path.stat().st_size < 40_000
     done = run("extract", str(path))
     assert done.status == 1
@@ -276,7 +279,7 @@ def test_a_pdf_that_takes_too_long_stops_at_its_time_limit(tmp_path: Path) -> No
     """Many pages of '10.' take PDFium seconds each: the time limit ends the reading."""
     run_of_tens = zlib.compress(b"BT /F1 1 Tf 0 0 Td (" + b"10." * 8000 + b") Tj ET")
     path = tmp_path / "slow.pdf"
-    path.write_bytes(_pages([_text(b"doi:10.1000/first"), *[run_of_tens] * 400]))
+    path.write_bytes(pdf_of_pages([text_content(b"doi:10.1000/first"), *[run_of_tens] * 400]))
     done = run("extract", "--pdf-timeout", "0.5", str(path))
     assert done.status == 1
     assert done.out == "10.1000/first\n"
@@ -292,7 +295,9 @@ def test_a_pdf_that_takes_too_long_stops_at_its_time_limit(tmp_path: Path) -> No
 
 def test_the_time_limit_does_not_count_the_callers_time(tmp_path: Path) -> None:
     path = tmp_path / "two.pdf"
-    path.write_bytes(_pages([_text(b"doi:10.1000/one"), _text(b"doi:10.1000/two")]))
+    path.write_bytes(
+        pdf_of_pages([text_content(b"doi:10.1000/one"), text_content(b"doi:10.1000/two")])
+    )
     found: list[str] = []
     for one in pdf.find_all(path, timeout=1):
         time.sleep(1.2)  # the caller's work with each DOI
@@ -303,7 +308,7 @@ def test_the_time_limit_does_not_count_the_callers_time(tmp_path: Path) -> None:
 def test_a_looping_page_tree_is_an_error_after_the_pages_read(tmp_path: Path) -> None:
     """A page tree whose /Kids holds itself ended in a pypdfium2 traceback."""
     path = tmp_path / "loop.pdf"
-    path.write_bytes(_pages([_text(b"doi:10.1000/readable")], kids=b"5 0 R 2 0 R"))
+    path.write_bytes(pdf_of_pages([text_content(b"doi:10.1000/readable")], kids=b"5 0 R 2 0 R"))
     done = run("extract", str(path))
     assert done.status == 1
     assert done.out == "10.1000/readable\n"
@@ -317,7 +322,7 @@ def test_a_looping_page_tree_is_an_error_after_the_pages_read(tmp_path: Path) ->
     assert found == ["10.1000/readable"]
     # a tree of nothing but itself that claims 5,000 pages: after 16 that fail, no more
     path.write_bytes(
-        _pdf(
+        raw_pdf(
             [
                 b"<< /Type /Catalog /Pages 2 0 R >>",
                 b"<< /Type /Pages /Kids [2 0 R] /Count 5000 >>",
@@ -333,7 +338,7 @@ def test_pdf_limits_in_this_process_or_none(tmp_path: Path) -> None:
     """memory=None, timeout=None reads in this process (trusted files); a limit that is not
     a positive number is refused."""
     path = tmp_path / "one.pdf"
-    path.write_bytes(_pages([_text(b"doi:10.1000/here")]))
+    path.write_bytes(pdf_of_pages([text_content(b"doi:10.1000/here")]))
     assert [str(one.doi) for one in pdf.find_all(path, memory=None, timeout=None)] == [
         "10.1000/here"
     ]

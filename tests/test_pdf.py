@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +160,102 @@ def test_real_pdfs_give_their_labeled_dois(row: dict[str, Any]) -> None:
     ):
         got = sorted(fold(str(f.doi)) for f in found if f.where == where)
         assert got == sorted(fold(name) for name in labels), where
+
+
+# --- metadata in the places real writers put it (issue 27) --------------------------------
+
+PACKET = """<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF
+ xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""
+ xmlns:prism="http://prismstandard.org/namespaces/basic/2.0/"><prism:doi>{doi}</prism:doi>
+</rdf:Description></rdf:RDF></x:xmpmeta>
+<?xpacket end="w"?>"""
+
+
+def _with_metadata(*metadata: bytes, info: bytes | None = None) -> bytes:
+    """A one-page PDF without DOIs in its text, whose catalog names the first of the
+    *metadata* stream objects, and with an Info dictionary when *info* is given."""
+    # (the raw PDF writer of the limits' tests)
+    from test_input_limits import FONT, raw_pdf, stream_object, text_content  # noqa: PLC0415
+
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R /Metadata 6 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        FONT,
+        (
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>"
+        ),
+        stream_object(text_content(b"no DOI here")),
+        *metadata,
+    ]
+    if info is not None:
+        objects.append(info)
+    return raw_pdf(objects, info=len(objects) if info is not None else None)
+
+
+def _metadata_stream(doi: str, *, keys: bytes, packet: str = PACKET) -> bytes:
+    data = packet.format(doi=doi).encode()
+    if b"/FlateDecode" in keys:
+        data = zlib.compress(data)
+    return b"<< %s /Length %d >>\nstream\n%s\nendstream" % (keys, len(data), data)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "expected"),
+    [
+        pytest.param(
+            [
+                _metadata_stream(
+                    "10.5555/filter-first", keys=b"/Filter /FlateDecode /Type /Metadata"
+                )
+            ],
+            ["10.5555/filter-first"],
+            id="compressed, /Filter before /Type",
+        ),
+        pytest.param(
+            [
+                _metadata_stream("10.5555/document", keys=b"/Type /Metadata /Filter /FlateDecode"),
+                _metadata_stream("10.5555/figure", keys=b"/Type /Metadata /Subtype /XML"),
+            ],
+            ["10.5555/figure", "10.5555/document"],
+            id="compressed beside a figure's packet written plain",
+        ),
+        pytest.param(
+            [
+                _metadata_stream(
+                    "10.5555/xap",
+                    keys=b"/Type /Metadata",
+                    packet=PACKET.replace("xmpmeta", "xapmeta"),
+                )
+            ],
+            ["10.5555/xap"],
+            id="x:xapmeta, the first writers' element",
+        ),
+    ],
+)
+def test_a_doi_only_in_xmp_is_found(metadata: list[bytes], expected: list[str]) -> None:
+    """Three packets the reader missed: a compressed stream whose dictionary names its
+    filter before its type, the document's compressed packet when an image's packet is
+    written plain, and the x:xapmeta element."""
+    found = list(pdf.find_all(_with_metadata(*metadata)))
+    assert [(str(f.doi), f.page, f.where) for f in found] == [
+        (doi, None, "metadata") for doi in expected
+    ]
+
+
+def test_a_doi_in_the_info_dictionarys_doi_key_is_found() -> None:
+    """Publishers add a /doi key to the Info dictionary (Elsevier's PDFs have one)."""
+    data = _with_metadata(b"<< >>", info=b"<< /Title (A paper) /doi (10.5555/info-key) >>")
+    assert [(str(f.doi), f.where) for f in pdf.find_all(data)] == [("10.5555/info-key", "metadata")]
+
+
+def test_xmp_is_read_in_linear_time() -> None:
+    """Starts of packets that never end, and metadata streams that never end, cost one
+    pass over the file (the patterns before rescanned the rest of it from each)."""
+    noise = (
+        b"<x:xmpmeta " * 200_000 + b"<< /Type /Metadata /Filter /FlateDecode >> stream\n" * 20_000
+    )
+    started = time.monotonic()
+    assert pdf._xmp_packets(noise) == []
+    assert time.monotonic() - started < 2

@@ -619,7 +619,7 @@ def _link_uris(raw: Any, document: Any, page: Any) -> list[str]:  # noqa: ANN401
 # XMP (ISO 16684-1, 7.3): a packet is an x:xmpmeta element (x:xapmeta in the first
 # writers); in a PDF it is the stream of a /Type /Metadata dictionary, often written
 # uncompressed so that it can be found in the bytes, or compressed (FlateDecode).
-_XMP_START: Final = re.compile(rb"<x:xa?mpmeta\b")
+_XMP_START: Final = re.compile(rb"<x:x(?:mp|ap)meta\b")
 _XMP_ENDS: Final = (b"</x:xmpmeta>", b"</x:xapmeta>")
 _XMP_MAX: Final = 1 << 24  # bytes of XMP read in all (16 MiB; real packets hold kilobytes)
 _METADATA: Final = re.compile(rb"/Type\s*/Metadata\b")
