@@ -795,7 +795,8 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     if text.startswith("\\@", end):
         # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
         return None, _read_on(text, position, run_end)
-    found = _make(text, start, end, urn=urn, in_url=in_url)
+    # (nothing after the prefix is no DOI: not parsed, which a run of such starts pays for)
+    found = _make(text, start, end, urn=urn, in_url=in_url) if end > position else None
     # Cut before an unclosed bracket (_grow), the rest of the run may hold another DOI
     # ('10.1000/a(https://doi.org/10.1000/b'); so may the rest of a candidate refused, or
     # cut by _make (a view after a DOI in a URL).
@@ -935,6 +936,7 @@ _STOPS_IN_URL: Final = re.compile(
     rf"[()\[\]{{}}<>,;&$\\\s\"?#'{_ENDERS}{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
 ).search
 _DECIDING: Final = frozenset("()[]{}<>,;&")
+_SEMICOLONS: Final = re.compile(";+").match
 _ESCAPED_TAG: Final = re.compile(r"&lt;(?:/|!|[a-zA-Z])")
 _ESCAPED_PUNCTUATION: Final = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SOFT_HYPHEN: Final = "\xad"
@@ -1076,11 +1078,19 @@ def _run_end(
             opened.pop()
         elif char == ",":
             return at  # always, written or as a reference ('&#44;'): _AFTER_SEPARATOR_ENDS
-        elif char == ";" and at != reference_end:
-            end = _separated(text, at, after, stream=stream)
-            if end >= 0:
+        elif char == ";":
+            # (a ';' before another goes on, _separated: a row of empty fields after a DOI is
+            # passed over at once, to its last ';')
+            after = max(after, _last_semicolon(text, at))
+            if at != reference_end and (end := _separated(text, at, at + 1, stream=stream)) >= 0:
                 return end
         position = after
+
+
+def _last_semicolon(text: str, at: int) -> int:
+    """The last ';' of the row of them that starts at *at*."""
+    row = _SEMICOLONS(text, at)
+    return at if row is None else row.end() - 1
 
 
 def _opener_ends(text: str, at: int, char: str, *, stream: bool) -> int:
