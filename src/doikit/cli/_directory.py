@@ -17,9 +17,11 @@ from doikit._lines import NotUTF8
 from doikit.cli._input import decoded, require_extra
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from click._termui_impl import ProgressBar
+
+    from doikit.server._native import SiteServer
 
 
 #: The module each store imports only when it is used, and the extra that installs it.
@@ -43,6 +45,39 @@ def _store_errors() -> Iterator[None]:
         if extra is not None and exc.name is not None:
             require_extra(extra, exc.name)  # says which extra to install, and exits 2
         raise
+
+
+def _site_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options that describe this server's Handle site (serve and admin site)."""
+    command = click.option(
+        "--mirror",
+        is_flag=True,
+        help="Publish the site as a mirror (queries only) and refuse changes, as on a"
+        " PostgreSQL standby.",
+    )(command)
+    command = click.option(
+        "--server-id",
+        type=click.IntRange(1, 2**31 - 1),
+        default=1,
+        show_default=True,
+        help="This server's id in its site.",
+    )(command)
+    return click.option(
+        "--site-server",
+        multiple=True,
+        metavar="ID=HOST:PORT[:HTTPPORT]",
+        help="A server of this server's site (repeat for each, this one included); default:"
+        " this server alone.",
+    )(command)
+
+
+def _site_servers(given: tuple[str, ...]) -> list[SiteServer]:
+    from doikit.server._native import SiteServer  # noqa: PLC0415
+
+    try:
+        return [SiteServer.parse(text) for text in given]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--site-server") from None
 
 
 @click.command()
@@ -93,6 +128,7 @@ def _store_errors() -> Iterator[None]:
     default=None,
     help="Also serve the native Handle protocol on this port, UDP and TCP (2641 is its own).",
 )
+@_site_options
 def serve(
     store: str | None,
     host: str,
@@ -106,6 +142,9 @@ def serve(
     max_connections: int,
     access_log: bool,
     handle_port: int | None,
+    site_server: tuple[str, ...],
+    server_id: int,
+    mirror: bool,
 ) -> None:
     """Run the DOI directory and resolver (doi.org-compatible).
 
@@ -132,6 +171,9 @@ def serve(
             limits=limits,
             access_log=access_log,
             handle_port=handle_port,
+            site_servers=_site_servers(site_server),
+            server_id=server_id,
+            mirror=mirror,
         )
 
 
@@ -284,3 +326,35 @@ def _counted(lines: Iterable[str | NotUTF8], bar: ProgressBar[int]) -> Iterator[
         if isinstance(line, str):
             bar.update(len(line) if line.isascii() else len(line.encode("utf-8")))
         yield line
+
+
+@admin.command("site")
+@click.option(
+    "--store", metavar="STORE", help="sqlite:///PATH or postgresql://… (default: as serve)"
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="This server's address.")
+@click.option("--handle-port", type=click.IntRange(1, 65535), default=2641, show_default=True)
+@click.option(
+    "--port", "http_port", type=click.IntRange(1, 65535), default=None, help="Its HTTP port."
+)
+@_site_options
+def admin_site(  # noqa: PLR0917 - one per option
+    store: str | None,
+    host: str,
+    handle_port: int,
+    http_port: int | None,
+    site_server: tuple[str, ...],
+    server_id: int,
+    mirror: bool,
+) -> None:
+    """Print the HS_SITE value to register at your prefix's handle 0.NA/PREFIX, in the
+    Handle REST API's JSON, with the server key kept with STORE (made now if there is none).
+    Give the options doikit serve is given."""
+    require_extra("server", "starlette", "uvicorn")
+    from doikit.server._native import NativeConfig  # noqa: PLC0415
+    from doikit.server._native_keys import site_value  # noqa: PLC0415
+
+    servers = tuple(_site_servers(site_server))
+    config = NativeConfig(host, handle_port, http_port, None, servers, server_id, mirror)
+    with _store_errors():
+        click.echo(site_value(store, config))

@@ -36,10 +36,11 @@ from doikit.server.stores import DamagedRecordError, Store, StoreUnavailable, op
 if TYPE_CHECKING:
     import socket
     from collections.abc import AsyncIterator
-    from pathlib import Path
 
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from doikit.server._native import NativeConfig
 
 
 log = logging.getLogger("doikit.server")
@@ -208,10 +209,8 @@ def create_app(
     request_timeout: float | None = None,
     access_log: bool = False,
     ready: str | None = None,
-    native: list[socket.socket] | None = None,
-    native_address: tuple[str, int] | None = None,
-    keys: Path | None = None,
-    http_port: int | None = None,
+    native: NativeConfig | None = None,
+    native_sockets: list[socket.socket] | None = None,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
@@ -219,9 +218,8 @@ def create_app(
     with *demo*, the demo records are loaded on start, and *ready* is printed once all is
     ready. A request that takes longer than *request_timeout* seconds is answered 503
     (``doikit serve`` bounds it in its HTTP protocol instead, at no cost per request); with
-    *access_log* each request is a line on stdout. With *native_address* (host, port) the
-    native Handle protocol is served there too (:mod:`._native`), on the bound TCP and UDP
-    sockets *native* when given, with the server key and sealing key in *keys*.
+    *access_log* each request is a line on stdout. With *native* the native Handle protocol
+    is served too (:mod:`._native`), on the bound TCP and UDP *native_sockets* when given.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)
@@ -238,14 +236,14 @@ def create_app(
 
             await load_demo(the_store)
         listeners: list[Any] = []
-        if native_address is not None:
+        if native is not None:
             from doikit.server._native import native_service, start_native  # noqa: PLC0415
 
-            service = native_service(
-                the_store, writes, authority, native_address, keys, http_port=http_port
-            )
+            service = native_service(the_store, writes, authority, native)
             tunnel.service = service
-            listeners = await start_native(service, *native_address, sockets=native)
+            listeners = await start_native(
+                service, native.host, native.port, sockets=native_sockets
+            )
         if ready:
             print(ready, flush=True)  # noqa: T201 - the one line that says it is up
         try:

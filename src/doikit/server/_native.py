@@ -23,9 +23,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import ipaddress
+import json
 import logging
+import os
 import time
-from typing import TYPE_CHECKING, Any, Final, cast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 
 from doikit._syntax import fold
 from doikit.handle import (
@@ -65,12 +69,11 @@ from doikit.handle import (
     split_datagrams,
 )
 from doikit.server._http import Refused
-from doikit.server._native_admin import ADMIN_REQUESTS, RC_AUTHEN_TIMEOUT, Challenges
+from doikit.server._native_admin import ADMIN_REQUESTS, CHANGES, RC_AUTHEN_TIMEOUT, Challenges
 from doikit.server._native_sessions import RC_SESSION_MESSAGE_REJECTED, Sessions
 
 if TYPE_CHECKING:
     import socket
-    from pathlib import Path
 
     from doikit.handle import Message
     from doikit.server._auth import Authority, Caller
@@ -89,6 +92,7 @@ RC_OPERATION_NOT_SUPPORTED: Final = 5
 RC_PROTOCOL_ERROR: Final = 4
 RC_INSUFFICIENT_PERMISSIONS: Final = 401
 RC_SUCCESS: Final = 1
+RC_SERVER_BACKUP: Final = 7
 
 #: The media type of native messages over HTTP.
 NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
@@ -104,29 +108,73 @@ UDP_BURST: Final = 256 * 1024
 _MAX_ADDRESSES: Final = 100_000
 
 
-def site_for(
-    host: str, port: int, http_port: int | None = None, public_key: bytes = b""
-) -> SiteInfo:
-    """The ``HS_SITE`` of a one-server site at *host*: UDP (query) and TCP (query and
-    admin) on *port*, HTTP on *http_port* when given.
+class SiteServer(NamedTuple):
+    """One server of a site as ``HS_SITE`` lists it: its id, address, native port (UDP and
+    TCP) and HTTP port."""
 
-    >>> site = site_for("127.0.0.1", 2641)
+    server_id: int
+    host: str
+    port: int
+    http_port: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> SiteServer:
+        """``ID=HOST:PORT`` or ``ID=HOST:PORT:HTTPPORT`` (an IPv6 host in brackets).
+
+        >>> SiteServer.parse("2=192.0.2.7:2641:8000")
+        SiteServer(server_id=2, host='192.0.2.7', port=2641, http_port=8000)
+
+        :raises ValueError: saying what is wrong.
+        """
+        given, equals, rest = text.partition("=")
+        host, _, ports = rest.rpartition("]") if rest.startswith("[") else ("", "", rest)
+        if host:
+            host, ports = host[1:], ports.removeprefix(":")
+        else:
+            host, _, ports = rest.partition(":")
+        numbers = ports.split(":")
+        if not equals or not given.isdigit() or not host or not 1 <= len(numbers) <= 2:
+            msg = f"{text!r} is not ID=HOST:PORT or ID=HOST:PORT:HTTPPORT"
+            raise ValueError(msg)
+        if not all(n.isdigit() and 0 < int(n) < 65536 for n in numbers):
+            msg = f"{text!r}: a port is a number from 1 to 65535"
+            raise ValueError(msg)
+        ipaddress.ip_address(host)  # raises ValueError naming it
+        http = int(numbers[1]) if len(numbers) == 2 else None
+        return cls(int(given), host, int(numbers[0]), http)
+
+
+def build_site(
+    servers: list[SiteServer], public_key: bytes = b"", *, primary: bool = True
+) -> SiteInfo:
+    """The ``HS_SITE`` of *servers*, which share the server key *public_key*: UDP (query)
+    and TCP and HTTP (query, and admin on a primary site) on their ports.
+
+    >>> site = build_site([SiteServer(1, "127.0.0.1", 2641)])
     >>> [(i.protocol, i.port) for i in site.servers[0].interfaces]
     [(0, 2641), (1, 2641)]
     """
-    both = INTERFACE_ADMIN | INTERFACE_QUERY
-    interfaces = [
-        Interface(INTERFACE_QUERY, PROTOCOL_UDP, port),
-        Interface(both, PROTOCOL_TCP, port),
-    ]
-    if http_port is not None:
-        interfaces.append(Interface(both, PROTOCOL_HTTP, http_port))
-    anywhere = host in ("", "0.0.0.0", "localhost")  # noqa: S104 - the name of every address
-    address = ipaddress.ip_address("127.0.0.1" if anywhere else host)
-    server = ServerInfo(1, address, public_key, tuple(interfaces))
-    return SiteInfo(
-        (server,), serial_number=1, primary=True, attributes=(("desc", "doikit serve"),)
-    )
+    kind = INTERFACE_ADMIN | INTERFACE_QUERY if primary else INTERFACE_QUERY
+    entries = []
+    for server in servers:
+        interfaces = [
+            Interface(INTERFACE_QUERY, PROTOCOL_UDP, server.port),
+            Interface(kind, PROTOCOL_TCP, server.port),
+        ]
+        if server.http_port is not None:
+            interfaces.append(Interface(kind, PROTOCOL_HTTP, server.http_port))
+        anywhere = server.host in ("", "0.0.0.0", "localhost")  # noqa: S104 - every address
+        address = ipaddress.ip_address("127.0.0.1" if anywhere else server.host)
+        entries.append(ServerInfo(server.server_id, address, public_key, tuple(interfaces)))
+    desc = "doikit serve" if primary else "doikit serve (mirror)"
+    return SiteInfo(tuple(entries), serial_number=1, primary=primary, attributes=(("desc", desc),))
+
+
+def site_for(
+    host: str, port: int, http_port: int | None = None, public_key: bytes = b""
+) -> SiteInfo:
+    """The ``HS_SITE`` of a one-server primary site at *host* (:func:`build_site`)."""
+    return build_site([SiteServer(1, host, port, http_port)], public_key)
 
 
 class NativeService:
@@ -139,11 +187,13 @@ class NativeService:
         *,
         admin: NativeAdmin | None = None,
         key: ServerKey | None = None,
+        mirror: bool = False,
     ) -> None:
         self.store = store
         self.site = site
         self.admin = admin
         self.key = key
+        self.mirror = mirror
         self.challenges = Challenges()
         self.sessions = Sessions()
 
@@ -229,6 +279,8 @@ class NativeService:
             return [self._finish(SuccessResponse(request.op_code), request)]
         if isinstance(request, ResolutionRequest):
             return [await self._resolve(request, session.caller if session else None)]
+        if self.mirror and isinstance(request, CHANGES):
+            return [self.error(request, RC_SERVER_BACKUP, "a mirror: send changes to the primary")]
         if isinstance(request, ADMIN_REQUESTS):
             if session is not None and session.caller is not None:
                 return await self._carry_out(request, session.caller, request)
@@ -482,27 +534,60 @@ class TcpEndpoint(asyncio.Protocol):
         self._next()
 
 
+@dataclass(frozen=True)
+class NativeConfig:
+    """How ``doikit serve`` speaks the native protocol: where, in which site, and whether as
+    a mirror; handed to uvicorn's worker in the environment, as :class:`~._limits.Limits`."""
+
+    host: str
+    port: int
+    http_port: int | None = None
+    keys: str | None = None  # the directory of the server key and the sealing key
+    servers: tuple[SiteServer, ...] = ()  # the site's servers; () = this one alone
+    server_id: int = 1
+    mirror: bool = False
+
+    def site(self, public_key: bytes) -> SiteInfo:
+        """This server's ``HS_SITE``."""
+        servers = list(self.servers) or [
+            SiteServer(self.server_id, self.host, self.port, self.http_port)
+        ]
+        return build_site(servers, public_key, primary=not self.mirror)
+
+    def to_env(self) -> None:
+        """Hand the configuration to the worker process."""
+        os.environ[_ENV] = json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_env(cls) -> NativeConfig | None:
+        """The configuration :meth:`to_env` handed over, or ``None``."""
+        text = os.environ.get(_ENV)
+        if not text:
+            return None
+        given = json.loads(text)
+        given["servers"] = tuple(SiteServer(*server) for server in given["servers"])
+        return cls(**given)
+
+
+_ENV: Final = "DOIKIT_NATIVE"
+
+
 def native_service(
-    store: Store,
-    writes: Writes,
-    authority: Authority,
-    address: tuple[str, int],
-    keys: Path | None,
-    *,
-    http_port: int | None = None,
+    store: Store, writes: Writes, authority: Authority, config: NativeConfig
 ) -> NativeService:
     """The service of ``doikit serve --handle-port``: its server key and sealing key from
-    the directory *keys* (made there on first start), its site at *address*."""
+    the directory ``config.keys`` (made there on first start), its site from *config*."""
     from doikit.server._auth import SEALING  # noqa: PLC0415
     from doikit.server._native_admin import NativeAdmin  # noqa: PLC0415
     from doikit.server._native_keys import SERVER_KEY_FILE, ServerKey, seal_key  # noqa: PLC0415
 
+    keys = Path(config.keys) if config.keys is not None else None
     key = ServerKey(keys / SERVER_KEY_FILE) if keys is not None else None
     seal = seal_key(keys) if keys is not None else None
     SEALING.key = seal
-    site = site_for(*address, http_port, public_key=key.public_blob if key is not None else b"")
+    site = config.site(key.public_blob if key is not None else b"")
     admin = NativeAdmin(store, writes, authority, seal)
-    return NativeService(store, site, admin=admin, key=key)
+    return NativeService(store, site, admin=admin, key=key, mirror=config.mirror)
 
 
 async def start_native(

@@ -59,6 +59,14 @@ ADMIN_REQUESTS: Final = (
     ListHandlesRequest,
     ListNAsRequest,
 )
+#: The requests that change the store (a mirror refuses them).
+CHANGES: Final = (
+    CreateHandleRequest,
+    DeleteHandleRequest,
+    AddValueRequest,
+    ModifyValueRequest,
+    RemoveValueRequest,
+)
 #: Seconds an answer to a challenge may take, and how many challenges may wait at once.
 CHALLENGE_TTL: Final = 60.0
 MAX_PENDING: Final = 10_000

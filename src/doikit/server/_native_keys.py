@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from doikit.handle import PublicKey
+    from doikit.server._native import NativeConfig
 
 SERVER_KEY_FILE: Final = "doikit-server-key.pem"
 SEAL_KEY_FILE: Final = "doikit-seal.key"
@@ -195,3 +196,17 @@ def public_answer_ok(answer: bytes, key_blob: bytes, data: bytes) -> bool:
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+def site_value(store: str | None, config: NativeConfig) -> str:
+    """The ``HS_SITE`` value of *config*, with the server key kept with *store*, as one line
+    of the Handle REST API's JSON (what ``doikit admin site`` prints)."""
+    import json  # noqa: PLC0415
+
+    from doikit.handle import HandleValue, StructuredData, site_to_json, value_to_json  # noqa: PLC0415
+    from doikit.server.stores import default_store_url  # noqa: PLC0415
+
+    key = ServerKey(keys_dir(store or default_store_url()) / SERVER_KEY_FILE)
+    site = json.dumps(site_to_json(config.site(key.public_blob)), separators=(",", ":"))
+    value = HandleValue(1, "HS_SITE", StructuredData("site", site))
+    return json.dumps(value_to_json(value), ensure_ascii=False, separators=(",", ":"))

@@ -31,10 +31,10 @@ from doikit.server._uvicorn import GuardedProtocol
 from doikit.server.stores import Row, default_store_url, open_store
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from pathlib import Path
+    from collections.abc import Callable, Sequence
 
     from doikit.handle import HandleValue
+    from doikit.server._native import NativeConfig, SiteServer
     from doikit.server.stores import Store
 
 
@@ -46,10 +46,8 @@ def app_from_env() -> object:
         ra_name=os.environ.get("DOIKIT_RA", "doikit"),
         demo=os.environ.get("DOIKIT_DEMO") == "1",
         access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
-        native=NATIVE_SOCKETS or None,
-        native_address=_native_address(),
-        keys=_keys_dir(),
-        http_port=int(os.environ["DOIKIT_HTTP_PORT"]) if "DOIKIT_HTTP_PORT" in os.environ else None,
+        native=_native_config(),
+        native_sockets=NATIVE_SOCKETS or None,
     )
     GuardedProtocol.answer = getattr(app, "now", None)
     return app
@@ -59,20 +57,10 @@ def app_from_env() -> object:
 NATIVE_SOCKETS: list[socket.socket] = []
 
 
-def _native_address() -> tuple[str, int] | None:
-    given = os.environ.get("DOIKIT_HANDLE")
-    if not given:
-        return None
-    host, port = given.split()
-    return host, int(port)
+def _native_config() -> NativeConfig | None:
+    from doikit.server._native import NativeConfig  # noqa: PLC0415
 
-
-def _keys_dir() -> Path | None:
-    if not os.environ.get("DOIKIT_HANDLE"):
-        return None
-    from doikit.server._native_keys import keys_dir  # noqa: PLC0415
-
-    return keys_dir(os.environ["DOIKIT_STORE"])
+    return NativeConfig.from_env()
 
 
 def shown_url(url: str) -> str:
@@ -163,6 +151,9 @@ def run(
     limits: Limits | None = None,
     access_log: bool = False,
     handle_port: int | None = None,
+    site_servers: Sequence[SiteServer] = (),
+    server_id: int = 1,
+    mirror: bool = False,
 ) -> None:
     """Serve until interrupted: uvicorn with uvloop and httptools, the limits enforced.
 
@@ -188,6 +179,9 @@ def run(
         if handle_port is not None:
             if workers > 1:
                 raise ListenError("--handle-port serves from one worker: leave out --workers")
+            from doikit.server._native import NativeConfig  # noqa: PLC0415
+            from doikit.server._native_keys import keys_dir  # noqa: PLC0415
+
             native = listen(host, handle_port, option="--handle-port")
             for sock in native:
                 stack.callback(sock.close)
@@ -195,8 +189,15 @@ def run(
             native += listen(host, handle_port, datagram=True, option="--handle-port")
             stack.callback(native[-1].close)
             NATIVE_SOCKETS[:] = native
-            os.environ["DOIKIT_HANDLE"] = f"{host} {handle_port}"
-            os.environ["DOIKIT_HTTP_PORT"] = str(port)
+            NativeConfig(
+                host,
+                handle_port,
+                port,
+                keys=str(keys_dir(url)),
+                servers=tuple(site_servers),
+                server_id=server_id,
+                mirror=mirror,
+            ).to_env()
             native_note = f", the Handle protocol on udp and tcp port {handle_port}"
         shown_host = f"[{host}]" if ":" in host else host
         workers_note = f", {workers} workers" if workers > 1 else ""
@@ -297,18 +298,18 @@ def create_admin(
     """
     from doikit.server._native_keys import keys_dir, seal_key  # noqa: PLC0415
 
+    secret = "" if public_key is not None else new_secret()
     if public_key is not None:
         check_public_key(public_key)
-        secret = ""
-        kind, data, permissions = "HS_PUBKEY", public_key, "1110"
-    else:
-        secret = new_secret()
-        SEALING.key = seal_key(keys_dir(store or default_store_url()))
-        kind, data, permissions = "HS_SECKEY", stored_secret(secret).encode(), "1100"
 
     async def work() -> None:
         the_store = open_store(store)
-        await the_store.open()
+        await the_store.open()  # (a store that cannot be opened says so before any key)
+        if public_key is not None:
+            kind, data, permissions = "HS_PUBKEY", public_key, "1110"
+        else:
+            SEALING.key = seal_key(keys_dir(store or default_store_url()))
+            kind, data, permissions = "HS_SECKEY", stored_secret(secret).encode(), "1100"
         try:
             await _change(
                 the_store,
