@@ -189,12 +189,16 @@ def start_server(
     *open_files* sets the server's limit of open files (soft and hard), as ``ulimit -n``.
     """
     prefixes = [a for p in token_prefixes for a in ("--prefix", p)]
-    token = subprocess.run(
-        [DOIKIT, "token", "create", "--store", store, *prefixes],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    token = (
+        ""
+        if not token_prefixes
+        else subprocess.run(  # (none: a read-only store)
+            [DOIKIT, "token", "create", "--store", store, *prefixes],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
     port = free_port()
     argv = [DOIKIT, "serve", "--store", store, "--port", str(port), *options]
     argv += ["--demo"] if demo else []

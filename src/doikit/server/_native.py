@@ -587,7 +587,10 @@ def native_service(
     SEALING.key = seal
     site = config.site(key.public_blob if key is not None else b"")
     admin = NativeAdmin(store, writes, authority, seal)
-    return NativeService(store, site, admin=admin, key=key, mirror=config.mirror)
+    # A store on a streaming standby is a mirror's, whatever was said (its site says so
+    # only when told: --mirror).
+    mirror = config.mirror or bool(getattr(store, "standby", False))
+    return NativeService(store, site, admin=admin, key=key, mirror=mirror)
 
 
 async def start_native(

@@ -145,6 +145,8 @@ class PostgresStore:
         self._min = min_size
         self._max = max_size
         self._pool: asyncpg.Pool | None = None
+        #: Whether the server is a streaming standby (read only), once open.
+        self.standby = False
 
     async def open(self) -> None:
         """Connect the pool and create the tables."""
@@ -158,12 +160,15 @@ class PostgresStore:
                 server_settings={"statement_timeout": str(int(STATEMENT_TIMEOUT * 1000))},
             )
             async with self.pool.acquire() as conn:
-                await conn.execute("SELECT pg_advisory_lock(4242)")
-                try:
-                    await conn.execute(SCHEMA)
-                    await _migrate(conn)
-                finally:
-                    await conn.execute("SELECT pg_advisory_unlock(4242)")
+                # A streaming standby is read only: its tables come from the primary.
+                self.standby = bool(await conn.fetchval("SELECT pg_is_in_recovery()"))
+                if not self.standby:
+                    await conn.execute("SELECT pg_advisory_lock(4242)")
+                    try:
+                        await conn.execute(SCHEMA)
+                        await _migrate(conn)
+                    finally:
+                        await conn.execute("SELECT pg_advisory_unlock(4242)")
         except (*_UNAVAILABLE, asyncpg.PostgresError) as exc:
             await self.close()
             raise StoreError(f"cannot connect to {self.url}: {exc}") from exc
