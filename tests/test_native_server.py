@@ -4,6 +4,7 @@ to it with CNRI's client when one is built)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -17,6 +18,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import free_port, start_server, stop_server
 from doikit.handle import (
@@ -25,6 +28,7 @@ from doikit.handle import (
     ChallengeResponse,
     ErrorResponse,
     GetSiteInfoRequest,
+    HandleWireError,
     OpFlag,
     ResolutionRequest,
     ResolutionResponse,
@@ -239,7 +243,7 @@ def test_values_without_public_read_after_a_challenge(native: tuple[Server, int]
     assert isinstance(challenge, ChallengeResponse)
     assert challenge.session_id != 0
     secret = SECRETS[server.store]
-    for given, code in ((secret + "x", 403), (secret, 1)):
+    for tried, code in ((secret + "x", 403), (secret, 1)):
         if code == 1:  # a challenge is answered once: ask again for a fresh one
             again = tcp(port, ResolutionRequest(NAME, request_id=10))
             assert isinstance(again, ChallengeResponse)
@@ -248,7 +252,7 @@ def test_values_without_public_read_after_a_challenge(native: tuple[Server, int]
             "HS_SECKEY",
             "10.5555/ADMIN",
             300,
-            _secret_answer(given, challenge),
+            _secret_answer(tried, challenge),
             request_id=11,
             session_id=challenge.session_id,
         )
@@ -283,3 +287,51 @@ def test_verify_challenge_for_an_identity_held_here(native: tuple[Server, int]) 
         assert isinstance(answer, VerifyChallengeResponse)
         assert answer.valid is valid
         assert answer.credential is not None  # asked with CT: signed by the server key
+
+
+def _captured_requests() -> list[bytes]:
+    out = []
+    for name in ("udp.jsonl", "tcp.jsonl", "two_server_udp.jsonl"):
+        for line in (VECTORS / name).read_text().splitlines():
+            item = json.loads(line)
+            if item["dir"] == "c2s":
+                out.append(bytes.fromhex(item["hex"]))
+    return out
+
+
+CAPTURED = _captured_requests()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    data=st.one_of(
+        st.binary(max_size=700),
+        st.tuples(st.sampled_from(CAPTURED), st.integers(0, 400), st.binary(max_size=8)).map(
+            lambda t: t[0][: t[1]] + t[2] + t[0][t[1] + len(t[2]) :]
+        ),
+    )
+)
+def test_any_bytes_on_either_socket_leave_the_server_answering(
+    native: tuple[Server, int], data: bytes
+) -> None:
+    server, port = native
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.sendto(data, ("127.0.0.1", port))
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.settimeout(2)
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        with contextlib.suppress(OSError):
+            reply = sock.recv(65536)
+            if reply:  # whatever comes back is a message of the protocol
+                framer = TcpFramer()
+                framer.feed(reply)
+                with contextlib.suppress(HandleWireError):
+                    framer.next_unit()
+    assert isinstance(udp(port, GetSiteInfoRequest("/")), SiteInfoResponse)
+    assert server.process.poll() is None
+
+
+def test_no_traceback_after_the_hostile_bytes(native: tuple[Server, int]) -> None:
+    server, _ = native
+    assert "Traceback" not in server.errors()
