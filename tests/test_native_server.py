@@ -26,9 +26,15 @@ from doikit.handle import (
     SECRET_PBKDF2_HMAC_SHA1,
     ChallengeAnswerRequest,
     ChallengeResponse,
+    CreateHandleRequest,
+    DeleteHandleRequest,
     ErrorResponse,
     GetSiteInfoRequest,
+    HandleValue,
     HandleWireError,
+    HomeNARequest,
+    ListNAsRequest,
+    ListNAsResponse,
     OpFlag,
     ResolutionRequest,
     ResolutionResponse,
@@ -36,6 +42,7 @@ from doikit.handle import (
     SiteInfoResponse,
     TcpFramer,
     UdpReassembler,
+    UnhomeNARequest,
     VerifyChallengeRequest,
     VerifyChallengeResponse,
     decode,
@@ -335,3 +342,47 @@ def test_any_bytes_on_either_socket_leave_the_server_answering(
 def test_no_traceback_after_the_hostile_bytes(native: tuple[Server, int]) -> None:
     server, _ = native
     assert "Traceback" not in server.errors()
+
+
+def _as_admin(server: Server, port: int, request: Message) -> Message:
+    """*request* sent, challenged, and answered with the secret key of 300:10.5555/ADMIN."""
+    challenge = tcp(port, request)
+    assert isinstance(challenge, ChallengeResponse), challenge
+    answer = ChallengeAnswerRequest(
+        "HS_SECKEY",
+        "10.5555/ADMIN",
+        300,
+        _secret_answer(SECRETS[server.store], challenge),
+        request_id=request.request_id + 1,
+        session_id=challenge.session_id,
+    )
+    done = tcp(port, answer)
+    assert done is not None
+    return done
+
+
+def test_home_and_unhome_a_derived_prefix(native: tuple[Server, int]) -> None:
+    server, port = native
+    prefix = f"10.5555.{port}"
+    assert (
+        _as_admin(server, port, HomeNARequest("0.NA/" + prefix, request_id=20)).response_code == 1
+    )
+    listed = _as_admin(server, port, ListNAsRequest("/", request_id=22))
+    assert isinstance(listed, ListNAsResponse)
+    assert "0.NA/" + prefix in listed.handles
+    name = prefix + "/x"
+    create = CreateHandleRequest(name, (HandleValue(1, "URL", b"https://e.org/"),), request_id=24)
+    assert _as_admin(server, port, create).response_code == 1
+    found = udp(port, ResolutionRequest(name, op_flags=PO))
+    assert isinstance(found, ResolutionResponse)
+    unhome = UnhomeNARequest("0.NA/" + prefix, request_id=26)
+    refused = _as_admin(server, port, unhome)
+    assert isinstance(refused, ErrorResponse)
+    assert "remain" in refused.message
+    assert _as_admin(server, port, DeleteHandleRequest(name, request_id=28)).response_code == 1
+    assert _as_admin(server, port, unhome).response_code == 1
+    gone = udp(port, ResolutionRequest(prefix + "/y", op_flags=PO))
+    assert isinstance(gone, ErrorResponse)
+    assert gone.response_code == 301  # not homed any more
+    elsewhere = _as_admin(server, port, HomeNARequest("0.NA/10.7777.1", request_id=30))
+    assert elsewhere.response_code == 401  # no admin of a parent prefix

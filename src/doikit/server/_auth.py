@@ -435,6 +435,19 @@ class Authority:
             return  # (the prefix's administrators administer every name under it)
         raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"{caller} may not read this name's values")
 
+    async def may_home(self, caller: Caller, prefix: str, *, home: bool) -> None:
+        """Refuse (403 rc 401) unless *caller* may home (or unhome) the derived prefix
+        *prefix* (``10.5555.1``): ``add_derived_prefix`` (``delete_derived_prefix``) on its
+        parent's prefix handle, as HANDLE.NET checks a derived prefix's creation."""
+        parent, dot, _ = prefix.rpartition(".")
+        needed = {"add_derived_prefix" if home else "delete_derived_prefix"}
+        if not dot or "." not in parent or not await self._prefix_grants(caller, parent, needed):
+            wanted = next(iter(needed))
+            raise Refused(
+                RC_INSUFFICIENT_PERMISSIONS,
+                f"{caller} lacks {wanted} on a parent prefix of {prefix}",
+            )
+
     async def _prefix_grants(self, caller: Caller, prefix: str, needed: set[str]) -> bool:
         if caller.identity is None:
             return prefix in caller.prefixes

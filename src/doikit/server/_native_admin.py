@@ -20,13 +20,21 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from doikit._syntax import fold
+from doikit._syntax import PREFIX_ONLY_RE, fold
 from doikit.handle import (
+    RC_ERROR,
+    RC_HANDLE_ALREADY_EXISTS,
+    RC_HANDLE_NOT_FOUND,
+    RC_INVALID_HANDLE,
+    RC_INVALID_VALUE,
     AddValueRequest,
+    AdminData,
     ChallengeAnswerRequest,
     CreateHandleRequest,
     CreateHandleResponse,
     DeleteHandleRequest,
+    HandleValue,
+    HomeNARequest,
     ListHandlesRequest,
     ListHandlesResponse,
     ListNAsRequest,
@@ -35,13 +43,16 @@ from doikit.handle import (
     OpFlag,
     RemoveValueRequest,
     SuccessResponse,
+    UnhomeNARequest,
     request_digest,
     type_matches,
+    values_to_json,
 )
-from doikit.server._auth import Caller, failure_delay
+from doikit.server._auth import ALL_PERMISSIONS, Caller, failure_delay
 from doikit.server._http import Refused
 from doikit.server._native_keys import public_answer_ok, secret_answer_ok, unseal
 from doikit.server._writes import bare_name
+from doikit.server.stores import Row
 
 if TYPE_CHECKING:
     from doikit.handle import Message
@@ -51,6 +62,8 @@ if TYPE_CHECKING:
 
 #: The requests that need an identity.
 ADMIN_REQUESTS: Final = (
+    HomeNARequest,
+    UnhomeNARequest,
     CreateHandleRequest,
     DeleteHandleRequest,
     AddValueRequest,
@@ -61,6 +74,8 @@ ADMIN_REQUESTS: Final = (
 )
 #: The requests that change the store (a mirror refuses them).
 CHANGES: Final = (
+    HomeNARequest,
+    UnhomeNARequest,
     CreateHandleRequest,
     DeleteHandleRequest,
     AddValueRequest,
@@ -218,9 +233,40 @@ class NativeAdmin:
             prefix = request.handle.partition("/")[2] if "/" in request.handle else request.handle
             await self.authority.may_list(caller, prefix)
             return await self._listing(prefix, ListHandlesResponse)
+        if isinstance(request, HomeNARequest | UnhomeNARequest):
+            await self._home(request, caller)
+            return [SuccessResponse(request.op_code)]
         if isinstance(request, ListNAsRequest):
             return await self._listing("0.NA", ListNAsResponse)
         raise Refused(5, f"operation {request.op_code} is not served over the native protocol")
+
+    async def _home(self, request: HomeNARequest | UnhomeNARequest, caller: Caller) -> None:
+        """Home a derived prefix (its handle ``0.NA/<prefix>`` made, administered by the
+        parent's admin group) or unhome it (the handle deleted, once no name is under it)."""
+        handle = request.handle
+        head, slash, prefix = handle.partition("/")
+        if not slash or head.upper() != "0.NA" or not PREFIX_ONLY_RE.fullmatch(prefix):
+            raise Refused(RC_INVALID_HANDLE, f"{handle!r} is no prefix handle as 0.NA/10.5555.1")
+        home = isinstance(request, HomeNARequest)
+        await self.authority.may_home(caller, prefix, home=home)
+        key = fold("0.NA/" + prefix)
+        stored = await self.store.get(key)
+        if home:
+            if stored is not None:
+                return
+            parent = prefix.rpartition(".")[0]
+            admin = AdminData("0.NA/" + parent, 200, ALL_PERMISSIONS)
+            value = HandleValue(100, "HS_ADMIN", admin, timestamp=int(time.time()))
+            row = Row(key, "0.NA/" + prefix, "0.NA", values_to_json((value,)))
+            if not await self.store.swap(key, None, row):
+                raise Refused(RC_HANDLE_ALREADY_EXISTS, f"0.NA/{prefix} was made meanwhile")
+            return
+        if stored is None:
+            raise Refused(RC_HANDLE_NOT_FOUND, f"{prefix} is not homed here")
+        if await self.store.has_prefix(fold(prefix)):
+            raise Refused(RC_INVALID_VALUE, f"names under {prefix} remain: delete them first")
+        if not await self.store.swap(key, stored.values_json, None):
+            raise Refused(RC_ERROR, f"0.NA/{prefix} changed meanwhile: try again")
 
     async def _listing(
         self, prefix: str, kind: type[ListHandlesResponse | ListNAsResponse]
