@@ -435,6 +435,19 @@ class Authority:
             return  # (the prefix's administrators administer every name under it)
         raise Refused(RC_INSUFFICIENT_PERMISSIONS, f"{caller} may not read this name's values")
 
+    async def administers(self, caller: Caller, handle: str) -> bool:
+        """Whether any HS_ADMIN value of *handle*, or of its prefix's handle, names *caller*
+        (whatever it grants): HANDLE.NET answers 400 to an identity that is no admin at all,
+        401 to one that lacks a permission."""
+        if caller.identity is None:
+            return True
+        prefix = handle.partition("/")[0]
+        for name in (handle, "0.NA/" + prefix):
+            stored = await self.store.get(fold(name))
+            if stored is not None and await self._granted(caller, stored.values(), set()):
+                return True
+        return False
+
     async def may_home(self, caller: Caller, prefix: str, *, home: bool) -> None:
         """Refuse (403 rc 401) unless *caller* may home (or unhome) the derived prefix
         *prefix* (``10.5555.1``): ``add_derived_prefix`` (``delete_derived_prefix``) on its

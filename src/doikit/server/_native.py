@@ -93,6 +93,7 @@ RC_PROTOCOL_ERROR: Final = 4
 RC_INSUFFICIENT_PERMISSIONS: Final = 401
 RC_SUCCESS: Final = 1
 RC_SERVER_BACKUP: Final = 7
+RC_INVALID_ADMIN: Final = 400
 
 #: The media type of native messages over HTTP.
 NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
@@ -328,7 +329,13 @@ class NativeService:
         try:
             responses = await self.admin.carry_out(request, caller)
         except Refused as exc:
-            return [self.error(reply_to, exc.response_code, exc.message or "")]
+            code = exc.response_code
+            handle = getattr(request, "handle", "")
+            if code == RC_INSUFFICIENT_PERMISSIONS and not await self.admin.authority.administers(
+                caller, handle
+            ):
+                code = RC_INVALID_ADMIN  # no admin at all, as CNRI's server tells them apart
+            return [self.error(reply_to, code, exc.message or "")]
         last = len(responses) - 1
         return [
             self._finish(
