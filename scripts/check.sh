@@ -14,4 +14,5 @@ python -m pytest "$@"
 # C accelerator to it).
 DOIKIT_PURE_PYTHON=1 python -m pytest -q -p no:cacheprovider tests/test_api.py \
   tests/test_properties.py tests/test_vectors.py tests/test_extract.py \
-  tests/test_extract_corpus.py tests/test_extract_wild.py tests/test_speedups.py src/doikit/_doi.py
+  tests/test_extract_corpus.py tests/test_extract_wild.py tests/test_speedups.py \
+  tests/test_extract_limits.py src/doikit/_doi.py
