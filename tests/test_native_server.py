@@ -386,3 +386,37 @@ def test_home_and_unhome_a_derived_prefix(native: tuple[Server, int]) -> None:
     assert gone.response_code == 301  # not homed any more
     elsewhere = _as_admin(server, port, HomeNARequest("0.NA/10.7777.1", request_id=30))
     assert elsewhere.response_code == 400  # no admin of it at all
+
+
+def test_a_sigkill_loses_no_acknowledged_change(tmp_path: Path) -> None:
+    import subprocess  # noqa: PLC0415
+
+    from conftest import DOIKIT  # noqa: PLC0415
+
+    store = f"sqlite:///{tmp_path / 'kill.sqlite3'}"
+    made = subprocess.run(
+        [DOIKIT, "admin", "create", "--store", store, "--prefix=10.5555", "300:10.5555/ADMIN"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    SECRETS[store] = made.stdout.splitlines()[-1]
+    port = free_port()
+    server = start_server(store, demo=False, options=("--handle-port", str(port)))
+    names = [f"10.5555/kill-{i}" for i in range(20)]
+    try:
+        for i, name in enumerate(names):
+            value = HandleValue(1, "URL", f"https://e.org/{i}".encode())
+            create = CreateHandleRequest(name, (value,), request_id=100 + 2 * i)
+            assert _as_admin(server, port, create).response_code == 1
+        server.kill()  # right after the last acknowledgement
+    finally:
+        stop_server(server)
+    again = start_server(store, demo=False, options=("--handle-port", str(port)))
+    try:
+        for i, name in enumerate(names):
+            found = udp(port, ResolutionRequest(name, op_flags=PO))
+            assert isinstance(found, ResolutionResponse), name
+            assert found.values[0].data == f"https://e.org/{i}".encode()
+    finally:
+        stop_server(again)
