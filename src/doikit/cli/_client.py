@@ -73,6 +73,22 @@ def _client_options(command: Callable[..., None]) -> Callable[..., None]:
     type=click.Path(dir_okay=False),
     help="A SQLite file that keeps answers for their TTL.",
 )
+@click.option(
+    "--native",
+    is_flag=True,
+    help="Resolve over the native Handle protocol from the root down (UDP, TCP, HTTP), "
+    "without a proxy; --timeout is then the time of one whole resolution.",
+)
+@click.option(
+    "--root",
+    metavar="HOST:PORT",
+    help="With --native: a private root server instead of the Global Handle Registry.",
+)
+@click.option(
+    "--certify",
+    is_flag=True,
+    help="With --native: ask for signed answers and refuse any that do not verify.",
+)
 def resolve(
     *,
     texts: tuple[str, ...],
@@ -84,6 +100,9 @@ def resolve(
     rate: float | None,
     cache_path: str | None,
     as_json: bool,
+    native: bool,
+    root: str | None,
+    certify: bool,
 ) -> None:
     """Resolve DOI names: print the URL each resolves to, in input order.
 
@@ -105,6 +124,9 @@ def resolve(
             rate=rate,
             cache_path=cache_path,
             timeout=timeout,
+            native=native or root is not None,
+            root=root,
+            certify=certify,
         )
     )
 

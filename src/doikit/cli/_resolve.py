@@ -14,9 +14,9 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import click
 
 from doikit._doi import DOI
-from doikit._errors import DOIError, InvalidDOI
+from doikit._errors import DOIError, InvalidDOI, ResolutionError
 from doikit.cli._input import Input, inputs, problem, stdin_lines
-from doikit.client import AsyncClient, Cache, Client
+from doikit.client import DEFAULT_BASE_URL, AsyncClient, Cache, Client
 from doikit.handle._values import type_matches, value_to_json
 from doikit.handle.resolution import resolution_step
 
@@ -199,9 +199,18 @@ def run_resolve(
     rate: float | None,
     cache_path: str | None,
     timeout: float,
+    native: bool = False,
+    root: str | None = None,
+    certify: bool = False,
 ) -> int:
-    """Resolve every input, printing one line per input in input order; the exit status."""
+    """Resolve every input, printing one line per input in input order; the exit status.
+
+    *native*: over the native Handle protocol, from *root* (``HOST:PORT``) or the Global
+    Handle Registry; a private root that does not answer is one line and exit status 1.
+    """
     source = "argument" if texts and texts != ("-",) else "line"
+    if native:
+        resolver = f"root {root}" if root else "the Global Handle Registry"
 
     async def main() -> int:
         cache = Cache(cache_path) if cache_path else None
@@ -210,8 +219,21 @@ def run_resolve(
         watcher = asyncio.ensure_future(waiting.watch())
         try:
             async with AsyncClient(
-                resolver, timeout=timeout, mailto=mailto, rate_limit=rate, cache=cache
+                resolver if not native else DEFAULT_BASE_URL,
+                timeout=timeout,
+                mailto=mailto,
+                rate_limit=rate,
+                cache=cache,
+                native=native,
+                root=root,
+                certify=certify,
             ) as client:
+                if client.native is not None and root is not None:
+                    try:
+                        await client.native.root()
+                    except ResolutionError as exc:
+                        click.echo(f"doikit: {exc}", err=True)
+                        return 1
                 run = _Run(client, types, as_json=as_json, source=source)
                 async for item in client.resolve_many(
                     run.texts(texts), concurrency=concurrency, ordered=True, types=types

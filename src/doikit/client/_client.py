@@ -22,6 +22,7 @@ from doikit._errors import (
 )
 from doikit.client._cache import Cache, cache_key
 from doikit.client._deadline import DeadlineTransport, deadline
+from doikit.client._native import PER_SERVER, AsyncNativeResolver, NativeResolver
 from doikit.client._policy import Attempts, HostGate, RetryPolicy
 from doikit.handle._values import HandleFormatError, loads
 from doikit.handle.resolution import (
@@ -54,6 +55,10 @@ if TYPE_CHECKING:
     from doikit.handle import HandleRecord
 
 DEFAULT_BASE_URL: Final = "https://doi.org"
+#: Requests in flight in :meth:`AsyncClient.resolve_many` by default: over HTTP, and over the
+#: native protocol (UDP, at most ``per_server`` of them to one server).
+CONCURRENCY: Final = 64
+NATIVE_CONCURRENCY: Final = 4096
 
 # What a metadata request is for, as its errors say: the proxy only redirects it, to the
 # RA's metadata service or to the landing page.
@@ -177,6 +182,12 @@ class _Base:
         request = resolve_request(name, types=types, indexes=indexes, auth=auth)
         return name, key, self._cached(key, auth), request
 
+    def _kept(self, key: str, record: HandleRecord) -> HandleRecord:
+        """*record*, kept in the cache (a record the native resolver found)."""
+        if self.cache is not None:
+            self.cache.put(key, record)
+        return record
+
     def _resolved(self, name: DOI, key: str, reply: _Reply) -> HandleRecord:
         """The record in *reply*, kept in the cache."""
         record = read_resolution(name, reply.status, reply.content_type, reply.body)
@@ -231,6 +242,12 @@ class Client(_Base):
         (``Retry-After`` honoured; exponential backoff from *backoff* seconds with full
         jitter, at most *max_backoff*).
     :param rate_limit: at most this many requests per second to the host.
+    :param native: resolve over the native Handle protocol from the root down
+        (:class:`~doikit.client._native.NativeResolver`: UDP, then TCP, then HTTP; *timeout*
+        is then the total time of one resolution) instead of asking *base_url*; the other
+        methods still ask *base_url*. Given *root* (``"HOST:PORT"``), a private root replaces
+        the published one (and implies *native*). *certify* asks every server to sign its
+        answers and refuses any whose signature does not verify.
     """
 
     def __init__(
@@ -246,6 +263,9 @@ class Client(_Base):
         rate_limit: float | None = None,
         max_body: int = MAX_BODY,
         transport: httpx.BaseTransport | None = None,
+        native: bool = False,
+        root: str | None = None,
+        certify: bool = False,
     ) -> None:
         policy = RetryPolicy(retries, backoff, max_backoff)
         super().__init__(
@@ -263,6 +283,10 @@ class Client(_Base):
             transport=transport or DeadlineTransport(_env_proxy(self.base_url)),
             max_redirects=self.limits.max_redirects,
         )
+        self.native: NativeResolver | None = None
+        if native or root is not None:
+            agent = self.headers["User-Agent"]
+            self.native = NativeResolver(root, timeout=timeout, certify=certify, user_agent=agent)
 
     def __enter__(self) -> Self:
         return self
@@ -278,6 +302,8 @@ class Client(_Base):
     def close(self) -> None:
         """Close the connections."""
         self._http.close()
+        if self.native is not None:
+            self.native.close()
 
     def _get(self, request: Request) -> _Reply:
         """One attempt, within the limits: the total time (the transport's reads and writes
@@ -342,6 +368,8 @@ class Client(_Base):
         name, key, cached, request = self._plan(doi, types, indexes, auth=auth)
         if cached is not None:
             return cached
+        if self.native is not None:
+            return self._kept(key, self.native.resolve(str(name), tuple(types), tuple(indexes)))
         return self._resolved(name, key, self._send(str(name), request))
 
     def url(self, doi: str | DOI) -> str:
@@ -565,6 +593,10 @@ class AsyncClient(_Base):
     :param max_connections: the most connections open to the host at once.
     :param transport: an httpx transport (such as ``httpx.ASGITransport``); the client then
         sends with httpx.
+    :param native: *root*, *certify*: as :class:`Client` (the native resolver is then
+        :class:`~doikit.client._native.AsyncNativeResolver`).
+    :param per_server: over the native protocol, the most UDP requests in flight to one
+        server (:data:`~doikit.client._native.PER_SERVER`).
     """
 
     def __init__(
@@ -581,6 +613,10 @@ class AsyncClient(_Base):
         max_connections: int = 100,
         max_body: int = MAX_BODY,
         transport: httpx.AsyncBaseTransport | None = None,
+        native: bool = False,
+        root: str | None = None,
+        certify: bool = False,
+        per_server: int = PER_SERVER,
     ) -> None:
         policy = RetryPolicy(retries, backoff, max_backoff)
         super().__init__(
@@ -607,6 +643,15 @@ class AsyncClient(_Base):
                 ),
                 self.limits,
             )
+        self.native: AsyncNativeResolver | None = None
+        if native or root is not None:
+            self.native = AsyncNativeResolver(
+                root,
+                timeout=timeout,
+                certify=certify,
+                user_agent=self.headers["User-Agent"],
+                per_server=per_server,
+            )
 
     async def __aenter__(self) -> Self:
         return self
@@ -622,6 +667,8 @@ class AsyncClient(_Base):
     async def aclose(self) -> None:
         """Close the connections."""
         await self._engine.close()
+        if self.native is not None:
+            await self.native.aclose()
 
     async def _send(self, label: str, request: Request, doing: str = "resolving") -> _Reply:
         attempts = self._attempts(label, doing)
@@ -652,6 +699,9 @@ class AsyncClient(_Base):
         name, key, cached, request = self._plan(doi, types, indexes, auth=auth)
         if cached is not None:
             return cached
+        if self.native is not None:
+            found = await self.native.resolve(str(name), tuple(types), tuple(indexes))
+            return self._kept(key, found)
         return self._resolved(name, key, await self._send(str(name), request))
 
     async def url(self, doi: str | DOI) -> str:
@@ -723,7 +773,7 @@ class AsyncClient(_Base):
         self,
         dois: Iterable[str | DOI] | AsyncIterable[str | DOI],
         *,
-        concurrency: int = 64,
+        concurrency: int | None = None,
         ordered: bool = False,
         types: Sequence[str] = (),
         indexes: Sequence[int] = (),
@@ -731,10 +781,15 @@ class AsyncClient(_Base):
         """Resolve every DOI of *dois* (any iterable, sync or async, read lazily), yielding a
         :class:`Resolved` for each as it completes (``ordered=True``: in input order).
 
-        At most *concurrency* requests are in flight. An invalid or unresolvable DOI gives an
-        item with its ``error`` and never stops the batch. Answers from the cache are yielded
-        without a request. Leaving the loop early cancels the requests still in flight.
+        At most *concurrency* requests are in flight (default :data:`CONCURRENCY`, and
+        :data:`NATIVE_CONCURRENCY` over the native protocol, where at most ``per_server`` UDP
+        requests go to one server at once); memory stays bounded for any input size. An
+        invalid or unresolvable DOI gives an item with its ``error`` and never stops the batch.
+        Answers from the cache are yielded without a request. Leaving the loop early cancels
+        the requests still in flight.
         """
+        if concurrency is None:
+            concurrency = NATIVE_CONCURRENCY if self.native is not None else CONCURRENCY
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         batch = _Batch(self, types, indexes, ordered=ordered)

@@ -1,0 +1,640 @@
+"""The native resolver's core: how a handle is found from the root down, without I/O.
+
+What the doi.org proxy does for every name (handle-protocol.md §16): find the service of the
+handle's prefix by resolving ``0.NA/<PREFIX>`` at the root sites (types ``HS_SITE``,
+``HS_SITE.6``, ``HS_SERV``, ``HS_NAMESPACE``, public only), follow ``HS_SERV`` to service
+handles (at most :data:`MAX_SERVICE_DEPTH` deep), pick the server of a site by CNRI's hash,
+ask it over UDP, then TCP, then HTTP, follow 302/303 referrals, and keep answers and sites
+for their TTLs.
+
+:meth:`Resolver.resolution` is a generator: it yields each :class:`Exchange` to make (one
+request, one server, one protocol) and is sent back what came of it — the decoded answer, or
+a :class:`Failure` (silence, a refused connection). The drivers in :mod:`doikit.client._native`
+move the bytes, sync or async, and keep the one total deadline; everything they could get
+wrong twice is here::
+
+    gen = resolver.resolution("10.5555/1")
+    exchange = next(gen)                # StopIteration at once on a cached answer
+    while True:
+        exchange = gen.send(driver.exchange(exchange))   # ... until StopIteration(record)
+
+Errors are those of the HTTP client: :class:`~doikit.DOINotFound` (rc 100, also for a prefix
+the root does not know), :class:`~doikit.HandleServerError` (another code, a bad signature,
+no service), :class:`~doikit.TransportError` (no server answered).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, TypeAlias
+
+from doikit._errors import DOINotFound, HandleServerError, TransportError
+from doikit.handle._native_site import (
+    INTERFACE_QUERY,
+    PROTOCOL_HTTP,
+    PROTOCOL_TCP,
+    PROTOCOL_UDP,
+    DSAPublicKey,
+    Interface,
+    RSAPublicKey,
+    ServerInfo,
+    SiteInfo,
+    public_key_from_bytes,
+    site_from_bytes,
+)
+from doikit.handle._native_values import data_to_wire, service_handle
+from doikit.handle._protocol import RC_HANDLE_NOT_FOUND, RC_VALUES_NOT_FOUND
+from doikit.handle._values import HandleFormatError, HandleRecord, HandleValue, value_from_json
+from doikit.handle._wire import signed_content
+from doikit.handle._wire_codes import RC_PREFIX_REFERRAL, RC_SERVICE_REFERRAL, OpFlag
+from doikit.handle._wire_messages import (
+    ErrorResponse,
+    GetSiteInfoRequest,
+    ReferralResponse,
+    ResolutionRequest,
+    ResolutionResponse,
+    SiteInfoResponse,
+)
+
+if TYPE_CHECKING:
+    import ipaddress
+    from collections.abc import Callable, Generator, Iterable
+
+    from doikit.handle._wire_messages import Message
+
+#: CNRI's UDP retry scheme (``HandleResolver.udpRetryScheme``): send, wait 0.5 s, send again,
+#: wait 1 s, again, wait 1.5 s; then the next protocol (§14).
+UDP_WAITS: Final = (0.5, 1.0, 1.5)
+#: Seconds one TCP or HTTP exchange may take (within the total deadline).
+STREAM_TIMEOUT: Final = 5.0
+#: The protocols tried, in CNRI's order of preference (§16.3).
+PROTOCOLS: Final = (PROTOCOL_UDP, PROTOCOL_TCP, PROTOCOL_HTTP)
+#: How deep ``HS_SERV`` chains are followed (``BootstrapHandles.MAX_DEPTH``).
+MAX_SERVICE_DEPTH: Final = 20
+#: How many referrals one request follows (CNRI's RecursionCount limit is 40).
+MAX_REFERRALS: Final = 40
+#: The types asked of a prefix handle (``SITE_INFO_AND_SERVICE_HANDLE_AND_NAMESPACE_TYPES``).
+SERVICE_TYPES: Final = ("HS_SITE", "HS_SITE.6", "HS_SERV", "HS_NAMESPACE")
+#: Seconds a "not found" (rc 100) is remembered. CNRI's client remembers none; a short time
+#: spares a server the same question from a batch, and a new name is seen within it.
+NEGATIVE_TTL: Final = 30.0
+#: Seconds a server that did not answer is tried after the others.
+DOWN_FOR: Final = 60.0
+#: The most answers and service records the cache keeps (the oldest go first).
+MAX_ANSWERS: Final = 100_000
+MAX_SERVICES: Final = 10_000
+_PROTOCOL_NAMES: Final = {PROTOCOL_UDP: "udp", PROTOCOL_TCP: "tcp", PROTOCOL_HTTP: "http"}
+_SITE_TYPES: Final = ("HS_SITE", "HS_SITE.6")
+# Codes after which another server of the service may do better: an internal error, too
+# busy, a backup server, out-of-date site info, not responsible here (§8).
+_TRY_ELSEWHERE: Final = frozenset({2, 3, 7, 300, 301})
+
+
+def ascii_upper(text: str) -> str:
+    """*text* with ``a``-``z`` upper-cased and nothing else (CNRI's ``Util.upperCase``).
+
+    >>> ascii_upper("10.abc/ß")
+    '10.ABC/ß'
+    """
+    return text.encode("utf-8", "surrogatepass").upper().decode("utf-8", "surrogatepass")
+
+
+def prefix_handle(handle: str) -> str | None:
+    """The prefix handle whose service answers for *handle* (§16.2), ``None`` when the root
+    does: handles of the ``0.`` namespaces and handles without ``/``.
+
+    >>> prefix_handle("10.1000/abc"), prefix_handle("0.NA/10.1000"), prefix_handle("10.1000")
+    ('0.NA/10.1000', None, None)
+    """
+    prefix, slash, _ = handle.partition("/")
+    if not slash or prefix.startswith("0.") or prefix == "0":
+        return None
+    return "0.NA/" + ascii_upper(prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where one exchange goes: a server of a site, over one protocol, at host and port."""
+
+    protocol: int
+    host: str
+    port: int
+    server: ServerInfo
+    site: SiteInfo
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{_PROTOCOL_NAMES.get(self.protocol, self.protocol)}://{host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request to send to :attr:`target`: over UDP, sent again after each of
+    :attr:`waits` but the last (CNRI's retry scheme); over TCP and HTTP, one wait. The driver
+    sets the request id, and answers with the decoded reply or a :class:`Failure`."""
+
+    request: ResolutionRequest | GetSiteInfoRequest
+    target: Target
+    waits: tuple[float, ...]
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        """What makes two exchanges the same question (a driver may ask it once)."""
+        r = self.request
+        handle = r.handle
+        types = r.types if isinstance(r, ResolutionRequest) else ()
+        indexes = r.indexes if isinstance(r, ResolutionRequest) else ()
+        return (self.target.protocol, self.target.host, self.target.port, r.op_code, handle,
+                types, indexes, r.op_flags)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """An exchange that gave no answer: *reason* says how (silent, refused, …)."""
+
+    reason: str
+
+
+#: What a driver sends back into :meth:`Resolver.resolution`.
+Reply: TypeAlias = "Message | Failure"
+#: The generator of one resolution.
+Resolution: TypeAlias = "Generator[Exchange, Reply, HandleRecord]"
+
+
+class _NoService(Exception):  # noqa: N818 - internal: a prefix the root does not know
+    def __init__(self, handle: str, where: str) -> None:
+        super().__init__(handle)
+        self.handle = handle
+        self.where = where
+
+
+class _Cache:
+    """Answers and service sites until their TTLs end, and "not found" for
+    :data:`NEGATIVE_TTL`; at most *size* entries each, the oldest dropped first."""
+
+    def __init__(self, clock: Callable[[], float], answers: int, services: int) -> None:
+        self.clock = clock
+        self.answers: collections.OrderedDict[object, tuple[float, HandleRecord | str]] = (
+            collections.OrderedDict()
+        )
+        self.services: collections.OrderedDict[str, tuple[float, tuple[SiteInfo, ...]]] = (
+            collections.OrderedDict()
+        )
+        self.max_answers = answers
+        self.max_services = services
+
+    def answer(self, key: object) -> HandleRecord | str | None:
+        hit = self.answers.get(key)
+        if hit is None:
+            return None
+        if hit[0] <= self.clock():
+            del self.answers[key]
+            return None
+        return hit[1]
+
+    def keep_answer(self, key: object, ttl: float, answer: HandleRecord | str) -> None:
+        if ttl <= 0 or self.max_answers <= 0:
+            return
+        self.answers[key] = (self.clock() + ttl, answer)
+        self.answers.move_to_end(key)
+        while len(self.answers) > self.max_answers:
+            self.answers.popitem(last=False)
+
+    def sites(self, handle: str) -> tuple[SiteInfo, ...] | None:
+        hit = self.services.get(handle)
+        if hit is None:
+            return None
+        if hit[0] <= self.clock():
+            del self.services[handle]
+            return None
+        return hit[1]
+
+    def keep_sites(self, handle: str, ttl: float, sites: tuple[SiteInfo, ...]) -> None:
+        if ttl <= 0 or self.max_services <= 0:
+            return
+        self.services[handle] = (self.clock() + ttl, sites)
+        self.services.move_to_end(handle)
+        while len(self.services) > self.max_services:
+            self.services.popitem(last=False)
+
+
+def root_sites() -> tuple[SiteInfo, ...]:
+    """The root sites of the Global Handle Registry, from the shipped root information
+    (:mod:`doikit.handle._root_info`): the sites of ``0.NA/0.NA`` and of its service
+    handles, each once, primary sites first."""
+    from doikit.handle._root_info import ROOT_VALUES  # noqa: PLC0415 - data, read when used
+
+    seen: dict[bytes, SiteInfo] = {}
+    for line in ROOT_VALUES.splitlines():
+        obj = json.loads(line)
+        if obj["type"] in _SITE_TYPES:
+            raw = data_to_wire(value_from_json(obj).data)
+            seen.setdefault(raw, site_from_bytes(raw))
+    return _ordered(seen.values())
+
+
+def _ordered(sites: Iterable[SiteInfo]) -> tuple[SiteInfo, ...]:
+    listed = list(sites)
+    return tuple(s for s in listed if s.primary) + tuple(s for s in listed if not s.primary)
+
+
+def private_root(text: str) -> SiteInfo:
+    """A provisional one-server site for ``HOST:PORT`` (an IPv6 host in brackets): UDP and
+    TCP on that port, no key. The resolver asks it for its site information first.
+
+    >>> private_root("127.0.0.1:2641").servers[0].interfaces[0].port
+    2641
+
+    :raises ValueError: for text that is not HOST:PORT with an IP address.
+    """
+    import ipaddress  # noqa: PLC0415
+
+    host, colon, port = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not port.isdigit() or not 0 < int(port) < 65536:
+        msg = f"root {text!r} is not HOST:PORT (a port from 1 to 65535)"
+        raise ValueError(msg)
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        msg = f"root {text!r}: {host!r} is not an IP address"
+        raise ValueError(msg) from None
+    interfaces = tuple(
+        Interface(INTERFACE_QUERY, p, int(port)) for p in (PROTOCOL_UDP, PROTOCOL_TCP)
+    )
+    return SiteInfo((ServerInfo(1, address, b"", interfaces),), serial_number=-1)
+
+
+def _host(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    return str(address)
+
+
+class Resolver:
+    """The state of a native resolver: the root, the caches, the servers that went silent.
+
+    :param root: ``"HOST:PORT"`` of a private root (asked for its site information first),
+        or ``None`` for the root sites the Handle System publishes (:func:`root_sites`).
+    :param certify: ask every server to sign its answers (CT) and verify each signature with
+        the key its site lists; a missing or bad signature is an error.
+    :param negative_ttl: seconds a "not found" is remembered.
+    :param clock: the time source of the caches (seconds; monotonic).
+    """
+
+    def __init__(
+        self,
+        root: str | None = None,
+        *,
+        certify: bool = False,
+        negative_ttl: float = NEGATIVE_TTL,
+        max_answers: int = MAX_ANSWERS,
+        max_services: int = MAX_SERVICES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.root_address = root
+        self.certify = certify
+        self.negative_ttl = negative_ttl
+        self.clock = clock
+        self.cache = _Cache(clock, max_answers, max_services)
+        self._root_sites: tuple[SiteInfo, ...] | None = None
+        self._provisional = private_root(root) if root is not None else None
+        self._down: collections.OrderedDict[tuple[str, int, int], float] = collections.OrderedDict()
+        self._flags = OpFlag.PUBLIC_ONLY | (OpFlag.CERTIFY if certify else 0)
+
+    @property
+    def root_label(self) -> str:
+        """The root as an error names it."""
+        return f"root {self.root_address}" if self.root_address else "the Global Handle Registry"
+
+    # --- the public generator --------------------------------------------------------------
+
+    def resolution(
+        self, handle: str, types: tuple[str, ...] = (), indexes: tuple[int, ...] = ()
+    ) -> Resolution:
+        """The resolution of *handle* (values of *types* or *indexes*; all when both are
+        empty) as a generator of exchanges; its return value is the record.
+
+        :raises DOINotFound: rc 100, or a prefix the root does not know.
+        :raises HandleServerError: another error code, a bad signature, no service.
+        :raises TransportError: no server answered.
+        """
+        key = (ascii_upper(handle), types, indexes)
+        cached = self.cache.answer(key)
+        if isinstance(cached, HandleRecord):
+            return cached
+        if cached is not None:
+            raise DOINotFound(handle, cached)
+        try:
+            sites = yield from self._service(handle, 0)
+        except _NoService as exc:
+            message = f"{handle} was not found: {exc.handle} is not registered at {exc.where}"
+            if exc.handle == prefix_handle(handle):
+                self.cache.keep_answer(key, self.negative_ttl, message)
+            raise DOINotFound(handle, message) from None
+        request = ResolutionRequest(handle, indexes, types, op_flags=self._flags)
+        reply, where = yield from self._query(sites, request, handle, 0)
+        if isinstance(reply, ResolutionResponse):
+            record = HandleRecord(reply.handle, reply.values)
+            self.cache.keep_answer(key, _ttl(reply.values), record)
+            return record
+        if reply.response_code == RC_HANDLE_NOT_FOUND:
+            message = f"{handle} was not found: {where} knows no such handle (rc 100)"
+            self.cache.keep_answer(key, self.negative_ttl, message)
+            raise DOINotFound(handle, message)
+        if reply.response_code == RC_VALUES_NOT_FOUND:
+            return HandleRecord(handle, ())
+        raise _server_error(handle, reply, where)
+
+    def service(self, handle: str) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        """The sites that answer for *handle* (as a generator of exchanges, as
+        :meth:`resolution`)."""
+        try:
+            return (yield from self._service(handle, 0))
+        except _NoService as exc:
+            message = f"no service for {handle}: {exc.handle} is not registered at {exc.where}"
+            raise DOINotFound(handle, message) from None
+
+    # --- finding the service -----------------------------------------------------------------
+
+    def root(self) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        """The root sites; for a private root, asked for its site information once.
+
+        :raises TransportError: when the private root does not answer.
+        """
+        return (yield from self._root())
+
+    def _root(self) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        if self._root_sites is not None:
+            return self._root_sites
+        if self._provisional is None:
+            self._root_sites = root_sites()
+            return self._root_sites
+        # A private root: its own site information gives its key and its other interfaces.
+        failures: list[str] = []
+        targets = self._targets((self._provisional,), "/")
+        for exchange in self._exchanges(targets, GetSiteInfoRequest("/")):
+            reply = yield exchange
+            if isinstance(reply, SiteInfoResponse) and reply.site.servers:
+                self._root_sites = (reply.site,)
+                return self._root_sites
+            failures.append(f"{exchange.target}: {_said(reply)}")
+        detail = "; ".join(failures) or "no interface to ask"
+        raise TransportError(
+            self.root_address or "", f"{self.root_label} does not answer: {detail}"
+        )
+
+    def _service(self, handle: str, depth: int) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        wanted = prefix_handle(handle)
+        if wanted is None:
+            return (yield from self._root())
+        return (yield from self._sites_of(wanted, depth))
+
+    def _sites_of(
+        self, handle: str, depth: int
+    ) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        """The sites named by the HS_SITE and HS_SERV values of *handle* (a prefix or
+        service handle), resolved where *handle* lives, and kept for their TTL."""
+        if handle.upper() == "0.NA/0.NA":
+            return (yield from self._root())
+        cached = self.cache.sites(handle)
+        if cached is not None:
+            return cached
+        if depth > MAX_SERVICE_DEPTH:
+            msg = f"HS_SERV chain deeper than {MAX_SERVICE_DEPTH} at {handle}"
+            raise HandleServerError(handle, msg)
+        parents = yield from self._service(handle, depth + 1)
+        request = ResolutionRequest(handle, (), SERVICE_TYPES, op_flags=self._flags)
+        reply, where = yield from self._query(parents, request, handle, depth)
+        if isinstance(reply, ErrorResponse):
+            # 301 from every server: none homes the prefix handle (doikit serve's answer
+            # where CNRI's root, homing 0.NA/0.NA, answers 100).
+            if reply.response_code in (RC_HANDLE_NOT_FOUND, RC_VALUES_NOT_FOUND, 301):
+                raise _NoService(handle, where)
+            raise _server_error(handle, reply, where)
+        sites, ttl = yield from self._sites_from(reply.values, depth)
+        if not sites:
+            raise _NoService(handle, where)
+        self.cache.keep_sites(handle, ttl, sites)
+        return sites
+
+    def _sites_from(
+        self, values: Iterable[HandleValue], depth: int
+    ) -> Generator[Exchange, Reply, tuple[tuple[SiteInfo, ...], float]]:
+        sites: list[SiteInfo] = []
+        ttl = float("inf")
+        for value in values:
+            kind = value.type.upper()
+            if kind in _SITE_TYPES:
+                try:
+                    sites.append(site_from_bytes(data_to_wire(value.data)))
+                except HandleFormatError:
+                    continue  # a site this build cannot read; CNRI skips it too
+                ttl = min(ttl, value.ttl_seconds())
+            elif kind == "HS_SERV" and isinstance(value.data, bytes):
+                try:
+                    served = service_handle(value.data)
+                except HandleFormatError:
+                    continue
+                sites += yield from self._sites_of(served, depth + 1)
+                ttl = min(ttl, value.ttl_seconds())
+        unique = list(dict.fromkeys(sites))
+        return _ordered(unique), ttl
+
+    # --- asking a service ----------------------------------------------------------------
+
+    def _query(
+        self, sites: tuple[SiteInfo, ...], request: ResolutionRequest, handle: str, depth: int
+    ) -> Generator[Exchange, Reply, tuple[ResolutionResponse | ErrorResponse, str]]:
+        """The answer of the service of *sites* to *request*, referrals followed."""
+        for _ in range(MAX_REFERRALS + 1):
+            failures: list[str] = []
+            errors: list[tuple[ErrorResponse, str]] = []
+            referral: tuple[ReferralResponse, str] | None = None
+            answered: set[ServerInfo] = set()  # a server that answered is not asked again
+            for exchange in self._exchanges(self._targets(sites, handle), request):
+                if exchange.target.server in answered:
+                    continue
+                reply = yield exchange
+                where = str(exchange.target)
+                if isinstance(reply, Failure):
+                    self._mark_down(exchange.target)
+                    failures.append(f"{where}: {reply.reason}")
+                    continue
+                self._mark_up(exchange.target)
+                answered.add(exchange.target.server)
+                if self.certify:
+                    self._verify(reply, exchange.target, handle)
+                if isinstance(reply, ReferralResponse) and reply.response_code in (
+                    RC_SERVICE_REFERRAL,
+                    RC_PREFIX_REFERRAL,
+                ):
+                    referral = (reply, where)
+                    break
+                if isinstance(reply, ErrorResponse) and reply.response_code in _TRY_ELSEWHERE:
+                    errors.append((reply, where))
+                    continue
+                if isinstance(reply, ResolutionResponse | ErrorResponse):
+                    return reply, where
+                failures.append(f"{where}: answered {type(reply).__name__}")
+            if referral is None:
+                if errors:
+                    return errors[-1]
+                detail = "; ".join(failures) or "no server with a query interface"
+                raise TransportError(handle, f"no answer for {request.handle}: {detail}")
+            given, where = referral
+            if given.values:
+                sites, _ = yield from self._sites_from(given.values, depth + 1)
+            elif given.handle:
+                sites = yield from self._sites_of(given.handle, depth + 1)
+            else:
+                sites = ()
+            if not sites:
+                msg = f"{where} referred {request.handle} to no site"
+                raise HandleServerError(handle, msg, response_code=given.response_code)
+            request = dataclasses.replace(request, recursion_count=request.recursion_count + 1)
+        msg = f"{request.handle}: more than {MAX_REFERRALS} referrals"
+        raise HandleServerError(handle, msg)
+
+    def _targets(self, sites: tuple[SiteInfo, ...], handle: str) -> list[Target]:
+        """Every (protocol, site, server) to try in order: for each protocol, for each site,
+        the server the hash picks, then its others (servers that went silent last)."""
+        now = self.clock()
+        fresh: list[Target] = []
+        stale: list[Target] = []
+        for protocol in PROTOCOLS:
+            for site in sites:
+                picked = site.server_for(handle) if site.servers else None
+                servers = sorted(site.servers, key=lambda s: s is not picked)
+                for server in servers:
+                    port = _port(server, protocol)
+                    if port is None:
+                        continue
+                    target = Target(protocol, _host(server.address), port, server, site)
+                    until = self._down.get((target.host, target.port, protocol))
+                    (stale if until is not None and until > now else fresh).append(target)
+        return fresh + stale
+
+    def _exchanges(
+        self, targets: Iterable[Target], request: ResolutionRequest | GetSiteInfoRequest
+    ) -> Iterable[Exchange]:
+        for target in targets:
+            waits = UDP_WAITS if target.protocol == PROTOCOL_UDP else (STREAM_TIMEOUT,)
+            version = min(target.site.protocol_version, (2, 11))
+            if version < (2, 7):  # what doikit signs and verifies; older peers still answer
+                version = (2, 11)
+            yield Exchange(dataclasses.replace(request, version=version), target, waits)
+
+    def _mark_down(self, target: Target) -> None:
+        self._down[(target.host, target.port, target.protocol)] = self.clock() + DOWN_FOR
+        while len(self._down) > MAX_SERVICES:
+            self._down.popitem(last=False)
+
+    def _mark_up(self, target: Target) -> None:
+        self._down.pop((target.host, target.port, target.protocol), None)
+
+    def _verify(self, reply: Message, target: Target, handle: str) -> None:
+        """Check the signature of *reply* with the key the site lists for its server (§13).
+
+        :raises HandleServerError: unsigned, signed with another key, or no key to check.
+        """
+        where = f"{target} (server {target.server.server_id})"
+        problem = signature_problem(reply, target.server.public_key)
+        if problem is not None:
+            msg = f"refusing the answer of {where} for {handle}: {problem}"
+            raise HandleServerError(handle, msg, response_code=reply.response_code)
+
+
+def _port(server: ServerInfo, protocol: int) -> int | None:
+    for interface in server.interfaces:
+        if interface.protocol == protocol and interface.query:
+            return interface.port
+    return None
+
+
+def _ttl(values: tuple[HandleValue, ...]) -> float:
+    return float(min((v.ttl_seconds() for v in values), default=0))
+
+
+def _said(reply: Reply) -> str:
+    if isinstance(reply, Failure):
+        return reply.reason
+    if isinstance(reply, ErrorResponse):
+        return f"rc {reply.response_code} {reply.message}".rstrip()
+    return f"answered {type(reply).__name__}"
+
+
+def _server_error(handle: str, reply: ErrorResponse, where: str) -> HandleServerError:
+    detail = f": {reply.message}" if reply.message else ""
+    msg = f"resolving {handle} failed at {where} with responseCode {reply.response_code}{detail}"
+    return HandleServerError(handle, msg, response_code=reply.response_code)
+
+
+_HASHES: Final = {"SHA-256": "SHA256", "SHA256": "SHA256", "SHA-1": "SHA1", "SHA1": "SHA1"}
+
+
+def signature_problem(reply: Message, key_blob: bytes) -> str | None:
+    """What is wrong with the ``HS_SIGNED`` credential of *reply* checked against the key
+    blob *key_blob* (RSA PKCS#1 v1.5 or DSA over :func:`~doikit.handle.signed_content`),
+    or ``None`` when the signature verifies. Needs ``cryptography`` (imported here)."""
+    cred = reply.credential
+    if cred is None or cred.type != "HS_SIGNED":
+        return "the answer is not signed (asked to certify)"
+    if not key_blob:
+        return "its site lists no public key to check the signature with"
+    try:
+        key = public_key_from_bytes(key_blob)
+        content = signed_content(reply, cred.counter)
+    except HandleFormatError as exc:
+        return f"cannot check the signature: {exc}"
+    name = _HASHES.get(cred.digest_alg.upper())
+    if name is None:
+        return f"unknown signature hash {cred.digest_alg!r}"
+    try:
+        from cryptography.exceptions import InvalidSignature  # noqa: PLC0415
+        from cryptography.hazmat.primitives import hashes  # noqa: PLC0415
+        from cryptography.hazmat.primitives.asymmetric import dsa, padding, rsa  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - installed with the client extra
+        return "verifying signatures needs the cryptography package"
+    algorithm = hashes.SHA256() if name == "SHA256" else hashes.SHA1()  # noqa: S303 - as signed
+    try:
+        if isinstance(key, RSAPublicKey):
+            rsa.RSAPublicNumbers(key.e, key.n).public_key().verify(
+                cred.signature, content, padding.PKCS1v15(), algorithm
+            )
+        elif isinstance(key, DSAPublicKey):
+            params = dsa.DSAParameterNumbers(key.p, key.q, key.g)
+            dsa.DSAPublicNumbers(key.y, params).public_key().verify(
+                cred.signature, content, algorithm
+            )
+        else:
+            return "the listed key cannot sign (a DH key)"
+    except InvalidSignature:
+        return "the signature does not verify with the key its site lists"
+    except ValueError as exc:
+        return f"the listed key is unusable: {exc}"
+    return None
+
+
+__all__ = [
+    "MAX_REFERRALS",
+    "MAX_SERVICE_DEPTH",
+    "NEGATIVE_TTL",
+    "PROTOCOLS",
+    "SERVICE_TYPES",
+    "STREAM_TIMEOUT",
+    "UDP_WAITS",
+    "Exchange",
+    "Failure",
+    "Reply",
+    "Resolution",
+    "Resolver",
+    "Target",
+    "ascii_upper",
+    "prefix_handle",
+    "private_root",
+    "root_sites",
+    "signature_problem",
+]

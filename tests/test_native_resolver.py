@@ -1,0 +1,443 @@
+"""The native resolver (issue 29) against doikit's own native servers on loopback: a root
+`doikit serve` whose store holds prefix handles ``0.NA/<prefix>`` with HS_SITE and HS_SERV
+values, two prefix servers, and small test-only peers built with doikit's codec where a
+`doikit serve` cannot misbehave on purpose (a referral, a truncated or silent UDP answer).
+Real sockets throughout; nothing of doikit is mocked."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import ipaddress
+import os
+import socket
+import subprocess
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from conftest import DOIKIT, free_port, start_server, stop_server
+from doikit import DOINotFound, HandleServerError, TransportError
+from doikit.client import AsyncClient, Client
+from doikit.client._native import AsyncNativeResolver, NativeResolver
+from doikit.handle import (
+    PROTOCOL_TCP,
+    PROTOCOL_UDP,
+    GetSiteInfoRequest,
+    HandleValue,
+    Interface,
+    OpFlag,
+    ReferralResponse,
+    ResolutionRequest,
+    ResolutionResponse,
+    ServerInfo,
+    SiteInfo,
+    SiteInfoResponse,
+    data_from_wire,
+    decode,
+    encode_datagrams,
+    site_to_bytes,
+    values_to_json,
+)
+from doikit.handle._resolver import Resolver, prefix_handle, root_sites
+from doikit.server import Row, open_store
+from test_native_server import udp
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+
+    from conftest import Server
+
+BIG_URL = "https://example.org/" + "long/" * 150  # an answer of more than one UDP packet
+
+
+def _url(name: str) -> str:
+    return f"https://example.org/{name}"
+
+
+def _record(name: str, url: str | None = None) -> HandleValue:
+    return HandleValue(1, "URL", (url or _url(name)).encode())
+
+
+def _site_value(site: SiteInfo, index: int = 1) -> HandleValue:
+    return HandleValue(index, "HS_SITE", data_from_wire("HS_SITE", site_to_bytes(site)))
+
+
+def _write(store: str, records: dict[str, tuple[HandleValue, ...]]) -> None:
+    async def put() -> None:
+        opened = open_store(store)
+        await opened.open()
+        try:
+            rows = []
+            for name, values in records.items():
+                prefix = name.partition("/")[0]
+                rows.append(Row(name.lower(), name, prefix, values_to_json(values)))
+            await opened.put_many(rows)
+        finally:
+            await opened.close()
+
+    asyncio.run(put())
+
+
+def _site_of(server_port: int) -> SiteInfo:
+    answer = udp(server_port, GetSiteInfoRequest("/"))
+    assert isinstance(answer, SiteInfoResponse)
+    return answer.site
+
+
+def _one_server(port_udp: int | None, port_tcp: int | None, key: bytes = b"") -> SiteInfo:
+    interfaces = []
+    if port_udp is not None:
+        interfaces.append(Interface(2, PROTOCOL_UDP, port_udp))
+    if port_tcp is not None:
+        interfaces.append(Interface(3, PROTOCOL_TCP, port_tcp))
+    server = ServerInfo(1, ipaddress.IPv4Address("127.0.0.1"), key, tuple(interfaces))
+    return SiteInfo((server,), primary=True)
+
+
+class Peer:
+    """A UDP socket on loopback answered by *answer* (request bytes, sender) in a thread:
+    a test-only peer built with doikit's codec."""
+
+    def __init__(self, answer: Callable[[bytes, socket.socket, tuple[str, int]], None]) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = int(self.sock.getsockname()[1])
+        self.answer = answer
+        self.asked = 0
+        self.stopped = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stopped:
+            try:
+                data, addr = self.sock.recvfrom(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.asked += 1
+            with contextlib.suppress(Exception):
+                self.answer(data, self.sock, addr)
+
+    def close(self) -> None:
+        self.stopped = True
+        self.thread.join(2)
+        self.sock.close()
+
+
+@dataclasses.dataclass
+class Network:
+    root: Server
+    root_port: int
+    a: Server
+    a_port: int
+    b: Server
+    b_port: int
+    dead_port: int
+    peers: dict[str, Peer]
+
+    @property
+    def root_address(self) -> str:
+        return f"127.0.0.1:{self.root_port}"
+
+
+def _silent(_data: bytes, _sock: socket.socket, _addr: tuple[str, int]) -> None:
+    return
+
+
+def _referring(site: SiteInfo) -> Callable[[bytes, socket.socket, tuple[str, int]], None]:
+    def answer(data: bytes, sock: socket.socket, addr: tuple[str, int]) -> None:
+        request = decode(data)
+        referral = ReferralResponse(
+            op_code=request.op_code,
+            response_code=302,
+            handle="",
+            values=(_site_value(site),),
+            request_id=request.request_id,
+            op_flags=OpFlag.AUTHORITATIVE,
+        )
+        for packet in encode_datagrams(referral):
+            sock.sendto(packet, addr)
+
+    return answer
+
+
+def _truncating(upstream: int) -> Callable[[bytes, socket.socket, tuple[str, int]], None]:
+    """Asks *upstream* and passes on only the first packet of each answer."""
+
+    def answer(data: bytes, sock: socket.socket, addr: tuple[str, int]) -> None:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as relay:
+            relay.settimeout(2)
+            relay.sendto(data, ("127.0.0.1", upstream))
+            first, _ = relay.recvfrom(65536)
+        sock.sendto(first, addr)
+
+    return answer
+
+
+@pytest.fixture(scope="module")
+def network(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Network]:
+    here: Path = tmp_path_factory.mktemp("native-resolver")
+    stores = {}
+    for name in ("root", "a", "b"):  # each in its own directory: the server key lives there
+        (here / name).mkdir()
+        stores[name] = f"sqlite:///{here / name / 'store.sqlite3'}"
+    _write(
+        stores["a"],
+        {
+            "10.5555/found": (_record("10.5555/found"),),
+            **{f"10.7777/{i}": (_record(f"10.7777/{i}"),) for i in range(40)},
+            "10.8888/signed": (_record("10.8888/signed"),),
+            "10.9999/referred": (_record("10.9999/referred"),),
+            "10.4444/silent": (_record("10.4444/silent"),),
+            "10.3333/big": (_record("10.3333/big", BIG_URL),),
+            **{f"10.5555/many-{i}": (_record(f"10.5555/many-{i}"),) for i in range(500)},
+        },
+    )
+    _write(stores["b"], {"10.6666/chained": (_record("10.6666/chained"),)})
+    ports = {name: free_port() for name in ("root", "a", "b")}
+    servers: list[Server] = []
+    peers: dict[str, Peer] = {}
+    try:
+        for name in ("a", "b"):
+            options = ("--handle-port", str(ports[name]))
+            servers.append(start_server(stores[name], demo=False, options=options))
+        site_a, site_b = _site_of(ports["a"]), _site_of(ports["b"])
+        key_a, key_b = site_a.servers[0].public_key, site_b.servers[0].public_key
+        dead_port = free_port()
+        dead = ServerInfo(
+            2,
+            ipaddress.IPv4Address("127.0.0.1"),
+            key_a,
+            (Interface(2, PROTOCOL_UDP, dead_port), Interface(3, PROTOCOL_TCP, dead_port)),
+        )
+        two = dataclasses.replace(site_a, servers=(site_a.servers[0], dead))
+        wrong_key = dataclasses.replace(
+            site_a, servers=(dataclasses.replace(site_a.servers[0], public_key=key_b),)
+        )
+        peers["refer"] = Peer(_referring(site_a))
+        peers["silent"] = Peer(_silent)
+        peers["truncate"] = Peer(_truncating(ports["a"]))
+        desc = HandleValue(2, "DESC", b"test root")
+        _write(
+            stores["root"],
+            {
+                "0.NA/10.5555": (_site_value(site_a),),
+                "0.NA/10.6666": (HandleValue(1, "HS_SERV", b"0.SERV/B"),),
+                "0.NA/0.SERV": (desc,),
+                "0.SERV/B": (_site_value(site_b),),
+                "0.NA/10.7777": (_site_value(two),),
+                "0.NA/10.8888": (_site_value(wrong_key),),
+                "0.NA/10.9999": (_site_value(_one_server(peers["refer"].port, None)),),
+                "0.NA/10.4444": (_site_value(_one_server(peers["silent"].port, ports["a"])),),
+                "0.NA/10.3333": (_site_value(_one_server(peers["truncate"].port, ports["a"])),),
+            },
+        )
+        options = ("--handle-port", str(ports["root"]))
+        servers.append(start_server(stores["root"], demo=False, options=options))
+        a, b, root = servers
+        yield Network(root, ports["root"], a, ports["a"], b, ports["b"], dead_port, peers)
+    finally:
+        for peer in peers.values():
+            peer.close()
+        for server in servers:
+            stop_server(server)
+
+
+def test_a_name_found_through_the_root(network: Network) -> None:
+    with Client(root=network.root_address, timeout=10) as client:
+        record = client.resolve("10.5555/found")
+        assert record.handle == "10.5555/found"
+        assert record.first("URL") is not None
+        assert client.url("doi:10.5555/FOUND") == _url("10.5555/found")
+        with pytest.raises(DOINotFound, match="not found"):
+            client.resolve("10.5555/absent")
+        with pytest.raises(DOINotFound, match=r"0\.NA/10\.1234 is not registered"):
+            client.resolve("10.1234/anything")
+
+
+def test_an_hs_serv_chain(network: Network) -> None:
+    resolver = NativeResolver(network.root_address, timeout=10)
+    record = resolver.resolve("10.6666/chained")
+    assert record.values[0].data == _url("10.6666/chained").encode()
+    # The service handle's sites are kept for their TTL: the next name needs no prefix lookup.
+    assert resolver.core.cache.sites("0.NA/10.6666") is not None
+    assert resolver.core.cache.sites("0.SERV/B") is not None
+
+
+def _targets(resolver: NativeResolver, name: str) -> list[str]:
+    """The servers asked, in order, resolving *name* (the driver's exchanges, watched)."""
+    deadline = time.monotonic() + resolver.timeout
+    gen = resolver.core.resolution(name)
+    asked = []
+    with contextlib.suppress(StopIteration):
+        exchange = next(gen)
+        while True:
+            asked.append(str(exchange.target))
+            exchange = gen.send(resolver._exchange(exchange, deadline))
+    return asked
+
+
+def test_a_site_of_two_servers_hash_picks_and_a_dead_one_is_skipped(network: Network) -> None:
+    resolver = NativeResolver(network.root_address, timeout=10)
+    sites = resolver.core.cache.sites  # filled by the first resolution
+    live = f"udp://127.0.0.1:{network.a_port}"
+    dead = f"udp://127.0.0.1:{network.dead_port}"
+    names = [f"10.7777/{i}" for i in range(40)]
+    assert _targets(resolver, names[0])
+    (site,) = sites("0.NA/10.7777") or ()
+    picks = {name: site.server_for(name) for name in names}
+    on_dead = [n for n, s in picks.items() if s is not None and s.server_id == 2]
+    on_live = [n for n, s in picks.items() if s is not None and s.server_id == 1]
+    assert on_dead
+    assert on_live
+    assert _targets(resolver, on_live[-1]) == [live]  # the hash's server, asked first
+    fresh = NativeResolver(network.root_address, timeout=10)
+    asked = _targets(fresh, on_dead[0])
+    assert asked[-2:] == [dead, live]  # the hash's server first; it is dead: the other one
+    # Remembered as down: asked last afterwards, so the next name goes straight to the live one.
+    assert _targets(fresh, on_dead[1]) == [live]
+    for name in names:
+        assert fresh.resolve(name).values[0].data == _url(name).encode()
+
+
+def test_a_bad_signature_is_refused(network: Network) -> None:
+    with Client(root=network.root_address, certify=True, timeout=10) as client:
+        assert client.resolve("10.5555/found").first("URL") is not None  # signed, verified
+        with pytest.raises(HandleServerError, match="signature does not verify"):
+            client.resolve("10.8888/signed")
+    with Client(root=network.root_address, timeout=10) as client:  # not asked to certify
+        assert client.resolve("10.8888/signed").first("URL") is not None
+
+
+def test_a_referral_is_followed(network: Network) -> None:
+    with Client(root=network.root_address, timeout=10) as client:
+        record = client.resolve("10.9999/referred")
+    assert record.values[0].data == _url("10.9999/referred").encode()
+    assert network.peers["refer"].asked >= 1
+
+
+def test_a_silent_udp_server_falls_back_to_tcp(network: Network) -> None:
+    started = time.monotonic()
+    with Client(root=network.root_address, timeout=10) as client:
+        record = client.resolve("10.4444/silent")
+    assert record.values[0].data == _url("10.4444/silent").encode()
+    assert 2.9 < time.monotonic() - started < 8  # CNRI's three UDP tries (3 s), then TCP
+    assert network.peers["silent"].asked == 3
+
+
+def test_a_truncated_udp_answer_falls_back_to_tcp(network: Network) -> None:
+    resolver = NativeResolver(network.root_address, timeout=10)
+    started = time.monotonic()
+    record = resolver.resolve("10.3333/big")
+    assert record.values[0].data == BIG_URL.encode()
+    assert time.monotonic() - started > 2.9  # the first packet alone, three times; then TCP
+    assert network.peers["truncate"].asked == 3
+    # Over UDP the answer is whole when every packet comes (no relay in between).
+    direct = udp(network.a_port, ResolutionRequest("10.3333/big", op_flags=OpFlag.PUBLIC_ONLY))
+    assert isinstance(direct, ResolutionResponse)
+    assert direct.values[0].data == BIG_URL.encode()
+
+
+def test_a_silent_root_is_an_error_within_the_deadline(network: Network) -> None:
+    silent = network.peers["silent"]
+    resolver = NativeResolver(f"127.0.0.1:{silent.port}", timeout=2)
+    started = time.monotonic()
+    with pytest.raises(TransportError, match="no answer within 2"):
+        resolver.resolve("10.5555/found")
+    assert time.monotonic() - started < 3
+
+
+def test_async_batch_keeps_many_in_flight(network: Network) -> None:
+    names = [f"10.5555/many-{i}" for i in range(500)] + ["10.5555/none", "not a doi"]
+
+    async def run() -> list[tuple[int, str | None, str | None]]:
+        async with AsyncClient(root=network.root_address, timeout=15, per_server=64) as client:
+            out = []
+            async for item in client.resolve_many(names, ordered=True):
+                url = item.result.first("URL") if item.result is not None else None
+                error = type(item.error).__name__ if item.error is not None else None
+                out.append((item.index, url.text if url is not None else None, error))
+            return out
+
+    items = asyncio.run(run())
+    assert [i for i, _, _ in items] == list(range(len(names)))
+    assert [u for _, u, _ in items[:500]] == [_url(n) for n in names[:500]]
+    assert [e for _, _, e in items[500:]] == ["DOINotFound", "InvalidDOI"]
+
+
+def test_async_driver_certify_and_root_check(network: Network) -> None:
+    async def run() -> None:
+        resolver = AsyncNativeResolver(network.root_address, certify=True, timeout=10)
+        try:
+            await resolver.root()
+            record = await resolver.resolve("10.6666/chained")
+            assert record.first("URL") is not None
+            with pytest.raises(HandleServerError, match="signature"):
+                await resolver.resolve("10.8888/signed")
+        finally:
+            await resolver.aclose()
+        dead = AsyncNativeResolver(f"127.0.0.1:{network.dead_port}", timeout=1.5)
+        try:
+            with pytest.raises(TransportError):
+                await dead.root()
+        finally:
+            await dead.aclose()
+
+    asyncio.run(run())
+
+
+def test_prefix_handles_and_the_shipped_root() -> None:
+    assert prefix_handle("10.abc/x") == "0.NA/10.ABC"
+    assert prefix_handle("0.NA/10.1000") is None
+    sites = root_sites()
+    assert len(sites) >= 10
+    assert all(s.servers and s.servers[0].public_key for s in sites)
+    assert sites[0].primary
+    assert Resolver().root_label == "the Global Handle Registry"
+
+
+def _cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "DOIKIT_RESOLVER"}
+    return subprocess.run(
+        [DOIKIT, "resolve", "--native", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+        env=env,
+    )
+
+
+def test_cli_resolve_native(network: Network) -> None:
+    root = ("--root", network.root_address)
+    done = _cli(*root, "10.5555/found", "10.6666/chained")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [_url("10.5555/found"), _url("10.6666/chained")]
+    as_json = _cli(*root, "--json", "10.5555/found")
+    assert '"type": "URL"' in as_json.stdout
+    missing = _cli(*root, "10.5555/absent")
+    assert missing.returncode == 1
+    assert "DOINotFound" in missing.stderr
+    assert "not found" in missing.stderr
+    assert missing.stdout == ""
+
+
+@pytest.mark.parametrize("kind", ["dead", "silent"])
+def test_cli_a_dead_or_silent_root_is_one_line(network: Network, kind: str) -> None:
+    port = network.dead_port if kind == "dead" else network.peers["silent"].port
+    started = time.monotonic()
+    done = _cli("--root", f"127.0.0.1:{port}", "--timeout", "2", "10.5555/found", "10.5555/b")
+    assert time.monotonic() - started < 8
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"127.0.0.1:{port}" in lines[0]
+    assert "Traceback" not in done.stderr
