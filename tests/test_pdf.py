@@ -3,7 +3,9 @@ real PDF library (fpdf2) and read by the real PDFium."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
 import subprocess
 import sys
 import time
@@ -259,3 +261,15 @@ def test_xmp_is_read_in_linear_time() -> None:
     started = time.monotonic()
     assert pdf._xmp_packets(noise) == []
     assert time.monotonic() - started < 2
+
+
+_BIB_DOI = re.compile(r"\bdoi\s*=\s*[{\"]([^{}\"]+)[}\"]", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("row", [r for r in _real() if "bib" in r], ids=lambda row: row["file"])
+def test_real_pdfs_labels_are_their_bib_files_dois(row: dict[str, Any]) -> None:
+    """The .bib a PDF was typeset from (beside it, from the same package) holds each DOI
+    labeled in its text: the labels, read on the pages, are the bibliography's own."""
+    with gzip.open(REAL / row["bib"], "rt", encoding="latin-1") as bib:
+        fields = {fold(m.group(1).strip()) for m in _BIB_DOI.finditer(bib.read())}
+    assert {fold(name) for name in row["dois"]} <= fields

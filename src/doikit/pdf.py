@@ -7,8 +7,12 @@ reads the text of real papers fastest and best (BENCHMARKS.md, "PDF libraries").
 - **Text**: each page's text, read by PDFium. PDFium joins a line that ends in a hyphen to
   the next and marks the place; doikit puts back ``-`` and the line break, and the
   extractor's rule for line breaks decides (:func:`doikit.find_all`): a DOI's own hyphen at
-  a break stays, a word of the suffix hyphenated at a break is joined without it. Letters
-  that TeX's math symbol font (CMSY, without a Unicode map) draws as symbols near a DOI are
+  a break stays, a word of the suffix hyphenated at a break is joined without it. What the
+  text alone leaves in doubt at a line break, the PDF decides: where a link of the page
+  names the DOI, the link shows where it ends (a URL broken between digits, a SICI broken
+  after its ``>``, the next reference's year after a DOI's final dot); where the font
+  changes at the break, the DOI ends (a heading, a listing, a smaller number follows).
+  Letters that TeX's math symbol font (CMSY, without a Unicode map) draws as symbols are
   read as the symbols (``h`` as ``⟨``, ``i`` as ``⟩``), and a DOI that runs into a
   metavariable (``10.1007/s00037-⟨year⟩``, a template in a class's manual) is no DOI.
 - **Links**: the URI of every link annotation (``https://doi.org/10.…`` behind a reference).
@@ -33,6 +37,7 @@ where the system has ``resource.RLIMIT_AS`` (Linux, the BSDs).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import ctypes
 import json
@@ -48,6 +53,7 @@ import zlib
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, NamedTuple, Self
 
+from doikit._extract import Found
 from doikit._extract import find_all as _find_all
 
 if TYPE_CHECKING:
@@ -267,16 +273,24 @@ class _Reading:
 
     def found(self) -> Iterator[PDFFound]:
         """The DOIs of the records, in their order; then the pages that failed."""
-        records = _Peekable(self.records())
-        for kind, page, text in records:
+        page, uris, pieces = 0, [], []
+        for kind, number, text in self.records():
             if kind == "text":
-                yield from _page_dois(page, records.run_of(kind, page, text, self.check_time))
-            elif kind in {"link", "meta"}:
+                pieces.append(text)
+                continue
+            if kind == "link":
+                uris.append(text)
+                continue
+            if pieces or uris:  # the page has been read
+                yield from _page_dois(page, "".join(pieces), uris, self.check_time)
+                uris, pieces = [], []
+            if kind == "page":
+                page = number
+            elif kind == "meta":
                 for one in _find_all(text):
-                    if kind == "link":
-                        yield PDFFound(one.doi, page, "link", one.text)
-                    else:
-                        yield PDFFound(one.doi, None, "metadata", one.text)
+                    yield PDFFound(one.doi, None, "metadata", one.text)
+        if pieces or uris:
+            yield from _page_dois(page, "".join(pieces), uris, self.check_time)
         self.finish()
 
     def check_time(self) -> None:
@@ -392,49 +406,96 @@ def _start(
     )
 
 
-class _Peekable:
-    """The records, with a look at the next one (to read a page's text as one stream)."""
-
-    def __init__(self, records: Iterator[_Record]) -> None:
-        self._records = records
-        self._next: _Record | None = None
-
-    def __iter__(self) -> Iterator[_Record]:
-        while True:
-            if self._next is not None:
-                record, self._next = self._next, None
-            else:
-                got = next(self._records, None)
-                if got is None:
-                    return
-                record = got
-            yield record
-
-    def run_of(self, kind: str, page: int, first: str, check: Callable[[], None]) -> Iterator[str]:
-        """*first*, then the texts of the records that follow of the same *kind* and
-        *page*; *check* runs before each (the scan's time counts as the reader's)."""
-        yield first
-        while True:
-            check()
-            got = next(self._records, None)
-            if got is None:
-                return
-            if got[0] != kind or got[1] != page:
-                self._next = got
-                return
-            yield got[2]
-
-
 # A metavariable's bracket: documentation writes '⟨year⟩' where a value goes; no DOI holds one.
 _METAVARIABLE: Final = "\u27e8"
 
 
-def _page_dois(page: int, pieces: Iterator[str]) -> Iterator[PDFFound]:
-    """The DOIs of one page's text; one that runs into a metavariable is a template's
-    (``10.1007/s00037-⟨year⟩-⟨doisuffix⟩``, a class's manual), no DOI."""
-    for one in _find_all(pieces):
-        if _METAVARIABLE not in one.text:
-            yield PDFFound(one.doi, page, "text", one.text)
+def _page_dois(
+    page: int, text: str, uris: list[str], check: Callable[[], None]
+) -> Iterator[PDFFound]:
+    """The DOIs of one page: of its text, then of its links' *uris*; *check* runs before
+    each piece of the text is scanned (the scan's time counts as the reader's).
+
+    A DOI of the text that runs into a metavariable is a template's
+    (``10.1007/s00037-⟨year⟩-⟨doisuffix⟩``, a class's manual), no DOI. Where a link of the
+    page names the DOI, the link says where it ends (:class:`_Links`)."""
+    found = [one for uri in uris for one in _find_all(uri)]
+    links = _Links(one.doi for one in found)
+    covered = 0  # the end of the last DOI given: one found inside it is part of it
+    for one in _find_all(_pieces(text, check)):
+        if one.start < covered or _METAVARIABLE in one.text:
+            continue
+        doi, covered = links.ending(text, one)
+        yield PDFFound(doi, page, "text", text[one.start : covered])
+    for one in found:
+        yield PDFFound(one.doi, page, "link", one.text)
+
+
+def _pieces(text: str, check: Callable[[], None]) -> Iterator[str]:
+    for start in range(0, len(text), _PIECE):
+        check()
+        yield text[start : start + _PIECE]
+
+
+class _Links:
+    """The DOIs of a page's links, by key, to ask in time linear in a name's length."""
+
+    def __init__(self, dois: Iterable[DOI]) -> None:
+        self._by_key = {doi.key: doi for doi in dois}
+        self._keys = sorted(self._by_key)
+        self._lengths = sorted({len(key) for key in self._keys}, reverse=True)
+
+    def ending(self, text: str, one: Found) -> tuple[DOI, int]:
+        """The DOI *one* of the page's *text* and where it ends, as the links show it.
+
+        Where the text leaves that in doubt:
+
+        - the DOI stops at a line break (or a blank a text layer put in it), and a link
+          names it longer, the rest written across the break (``10.1145/118`` +
+          ``8913.1188915``, a URL broken between digits; a SICI broken after its ``>``;
+          ``10.1016/j.jet.2003.07.`` + ``001``, which reads as a list's number): the link's;
+        - the DOI ran on across a line break, and a link names it shorter, ending before
+          the break (``10.1007/s00355-003-0260-8.`` + ``(2004)``, the next reference): the
+          link's.
+        """
+        key = one.doi.key
+        if not self._keys or key in self._by_key:
+            return one.doi, one.end
+        at = bisect.bisect_right(self._keys, key)
+        while at < len(self._keys) and self._keys[at].startswith(key):
+            doi = self._by_key[self._keys[at]]
+            end = _spelled(text, one.end, str(doi)[len(key) :])
+            if end >= 0 and _BLANK(text, one.end, end):  # written across a break
+                return doi, end
+            at += 1
+        if "\n" in one.text:
+            for length in self._lengths:
+                shorter = self._by_key.get(key[:length]) if length < len(key) else None
+                if shorter is not None:
+                    end = _spelled(text, one.start, str(shorter))
+                    if end >= 0 and "\n" in text[end : one.end]:
+                        return shorter, end
+        return one.doi, one.end
+
+
+_MOST_BLANKS: Final = 4  # blanks and line breaks in a row that _spelled passes over
+_BLANK: Final = re.compile(r"\s").search
+
+
+def _spelled(text: str, at: int, name: str) -> int:
+    """Where *name* ends, written in *text* from *at* (ASCII case aside, with up to
+    _MOST_BLANKS blanks or line breaks between any two characters); -1 when it is not."""
+    for char in name:
+        gap = 0
+        while at < len(text) and text[at].isspace() and gap < _MOST_BLANKS:
+            at += 1
+            gap += 1
+        if at == len(text) or (
+            text[at] != char and not (char.isascii() and text[at].lower() == char.lower())
+        ):
+            return -1
+        at += 1
+    return at
 
 
 def _page_ranges(pages: Iterable[int]) -> str:
@@ -523,10 +584,10 @@ def _records(data: bytes) -> Iterator[_Record]:
                     break
                 continue
             broken = 0
+            for uri in uris:  # first: the page's DOIs are read with its links in hand
+                yield "link", index + 1, uri
             for start in range(0, len(text), _PIECE):
                 yield "text", index + 1, text[start : start + _PIECE]
-            for uri in uris:
-                yield "link", index + 1, uri
         for key in _INFO_KEYS:
             value = document.get_metadata_value(key)
             if value:
@@ -554,7 +615,7 @@ def _page(pdfium: Any, document: Any, index: int) -> tuple[str, list[str]]:  # n
         textpage = page.get_textpage()
         try:
             text: str = textpage.get_text_range()
-            text = _tex_symbols(pdfium.raw, textpage, text)
+            text = _near_dois(pdfium.raw, textpage, text)
         finally:
             textpage.close()
         uris = _link_uris(pdfium.raw, document, page)
@@ -567,33 +628,50 @@ def _page(pdfium: Any, document: Any, index: int) -> tuple[str, list[str]]:  # n
 # without a ToUnicode map PDFium gives the letters. The ones a name may run into: the
 # angle brackets of a metavariable (⟨year⟩), braces and bars.
 _OMS: Final = {"f": "{", "g": "}", "h": "\u27e8", "i": "\u27e9", "j": "|", "n": "\\"}
-_NEAR_A_DOI: Final = 256  # characters after a '10.' read for such letters
+_NEAR_A_DOI: Final = 256  # characters after a '10.' that a DOI may run into
 
 
-def _tex_symbols(raw: Any, textpage: Any, text: str) -> str:  # noqa: ANN401
-    """*text* with the letters a CMSY font draws as symbols read as the symbols, where a
-    DOI may run into them (up to _NEAR_A_DOI characters after each '10.'), so the check
-    costs nothing on a page without DOIs."""
+def _near_dois(raw: Any, textpage: Any, text: str) -> str:  # noqa: ANN401
+    """*text* (PDFium's, lines ended by CRLF), read with the PDF's fonts where a DOI may run.
+
+    Up to _NEAR_A_DOI characters after each '10.' (so that a page without DOIs costs
+    nothing more):
+
+    - a letter that a CMSY font draws as a symbol is the symbol;
+    - a line break where the font or its size changes is a blank line: what follows is
+      another kind of text (a heading, a listing, the next note's number), which the
+      DOI does not run into, whatever its first word.
+    """
     chars = list(text)
     checked = 0
     start = text.find("10.")
-    changed = False
+    page = textpage.raw
     name = ctypes.create_string_buffer(64)
+
+    def font(at: int) -> tuple[bytes, float] | None:
+        index = raw.FPDFText_GetCharIndexFromTextIndex(page, at)
+        if index < 0:
+            return None
+        raw.FPDFText_GetFontInfo(page, index, name, len(name), None)
+        # a subset's tag ('ABCDEF+') may differ between subsets of one font
+        return name.value.rpartition(b"+")[2], round(raw.FPDFText_GetFontSize(page, index), 1)
+
     while start >= 0:
         for at in range(max(start, checked), min(len(text), start + _NEAR_A_DOI)):
-            symbol = _OMS.get(text[at])
-            if symbol is None:
-                continue
-            index = raw.FPDFText_GetCharIndexFromTextIndex(textpage.raw, at)
-            if index < 0 or not raw.FPDFText_HasUnicodeMapError(textpage.raw, index):
-                continue
-            raw.FPDFText_GetFontInfo(textpage.raw, index, name, len(name), None)
-            if b"CMSY" in name.value.upper():
-                chars[at] = symbol
-                changed = True
+            char = text[at]
+            if char == "\r" and text.startswith("\r\n", at) and 0 < at < len(text) - 2:
+                before, after = font(at - 1), font(at + 2)
+                if before is not None and after is not None and before != after:
+                    chars[at] = "\n"  # CRLF becomes two line ends: a blank line
+            elif char in _OMS:
+                index = raw.FPDFText_GetCharIndexFromTextIndex(page, at)
+                if index >= 0 and raw.FPDFText_HasUnicodeMapError(page, index):
+                    raw.FPDFText_GetFontInfo(page, index, name, len(name), None)
+                    if b"CMSY" in name.value.upper():
+                        chars[at] = _OMS[char]
         checked = max(checked, start + _NEAR_A_DOI)
         start = text.find("10.", start + 3)
-    return "".join(chars) if changed else text
+    return "".join(chars)
 
 
 def _link_uris(raw: Any, document: Any, page: Any) -> list[str]:  # noqa: ANN401
