@@ -24,6 +24,7 @@ from doikit import DOINotFound, HandleServerError, TransportError
 from doikit.client import AsyncClient, Client
 from doikit.client._native import AsyncNativeResolver, NativeResolver
 from doikit.handle import (
+    PROTOCOL_HTTP,
     PROTOCOL_TCP,
     PROTOCOL_UDP,
     GetSiteInfoRequest,
@@ -198,6 +199,7 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Network]:
             "10.9999/referred": (_record("10.9999/referred"),),
             "10.4444/silent": (_record("10.4444/silent"),),
             "10.3333/big": (_record("10.3333/big", BIG_URL),),
+            "10.2222/http": (_record("10.2222/http"),),
             **{f"10.5555/many-{i}": (_record(f"10.5555/many-{i}"),) for i in range(500)},
         },
     )
@@ -225,6 +227,20 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Network]:
         peers["refer"] = Peer(_referring(site_a))
         peers["silent"] = Peer(_silent)
         peers["truncate"] = Peer(_truncating(ports["a"]))
+        a_http = int(servers[0].url.rsplit(":", 1)[1])
+        only_http = _one_server(peers["silent"].port, dead_port)  # silent UDP, refused TCP
+        only_http = dataclasses.replace(
+            only_http,
+            servers=(
+                dataclasses.replace(
+                    only_http.servers[0],
+                    interfaces=(
+                        *only_http.servers[0].interfaces,
+                        Interface(3, PROTOCOL_HTTP, a_http),
+                    ),
+                ),
+            ),
+        )
         desc = HandleValue(2, "DESC", b"test root")
         _write(
             stores["root"],
@@ -238,6 +254,7 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Network]:
                 "0.NA/10.9999": (_site_value(_one_server(peers["refer"].port, None)),),
                 "0.NA/10.4444": (_site_value(_one_server(peers["silent"].port, ports["a"])),),
                 "0.NA/10.3333": (_site_value(_one_server(peers["truncate"].port, ports["a"])),),
+                "0.NA/10.2222": (_site_value(only_http),),
             },
         )
         options = ("--handle-port", str(ports["root"]))
@@ -346,6 +363,17 @@ def test_a_truncated_udp_answer_falls_back_to_tcp(network: Network) -> None:
     assert direct.values[0].data == BIG_URL.encode()
 
 
+def test_http_when_udp_is_silent_and_tcp_refused(network: Network) -> None:
+    async def run() -> None:
+        async with AsyncClient(root=network.root_address, timeout=10) as client:
+            record = await client.resolve("10.2222/http")
+            assert record.values[0].data == _url("10.2222/http").encode()
+
+    asyncio.run(run())
+    with Client(root=network.root_address, timeout=10) as client:
+        assert client.url("10.2222/http") == _url("10.2222/http")
+
+
 def test_a_silent_root_is_an_error_within_the_deadline(network: Network) -> None:
     silent = network.peers["silent"]
     resolver = NativeResolver(f"127.0.0.1:{silent.port}", timeout=2)
@@ -428,6 +456,12 @@ def test_cli_resolve_native(network: Network) -> None:
     assert "DOINotFound" in missing.stderr
     assert "not found" in missing.stderr
     assert missing.stdout == ""
+
+
+def test_cli_root_that_is_no_address() -> None:
+    done = _cli("--root", "example.org", "10.5555/found")
+    assert done.returncode == 2
+    assert done.stderr.startswith("doikit: --root: root 'example.org' is not HOST:PORT")
 
 
 @pytest.mark.parametrize("kind", ["dead", "silent"])

@@ -57,10 +57,9 @@ def _client_options(command: Callable[..., None]) -> Callable[..., None]:
 )
 @click.option(
     "--concurrency",
-    default=16,
-    show_default=True,
-    type=click.IntRange(1, 1024),
-    help="Requests in flight at once.",
+    type=click.IntRange(1, 65536),
+    help="Requests in flight at once [default: 16; 4096 with --native, at most 512 of them"
+    " over UDP to one server].",
 )
 @click.option(
     "--rate",
@@ -96,7 +95,7 @@ def resolve(
     mailto: str | None,
     timeout: float,
     types: tuple[str, ...],
-    concurrency: int,
+    concurrency: int | None,
     rate: float | None,
     cache_path: str | None,
     as_json: bool,

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 #: How often the progress line is redrawn, in seconds.
 _REDRAW = 0.2
+#: Requests in flight to a proxy by default (the native resolver's default is the client's).
+_HTTP_CONCURRENCY = 16
 #: Seconds without an answer before ``doikit resolve`` says which resolver it waits for.
 _PATIENCE = 3.0
 
@@ -194,7 +196,7 @@ def run_resolve(
     resolver: str,
     types: tuple[str, ...],
     as_json: bool,
-    concurrency: int,
+    concurrency: int | None,
     mailto: str | None,
     rate: float | None,
     cache_path: str | None,
@@ -211,29 +213,38 @@ def run_resolve(
     source = "argument" if texts and texts != ("-",) else "line"
     if native:
         resolver = f"root {root}" if root else "the Global Handle Registry"
+    elif concurrency is None:
+        concurrency = _HTTP_CONCURRENCY
 
     async def main() -> int:
         cache = Cache(cache_path) if cache_path else None
         progress = Progress(sys.stderr, "resolved")
         waiting = Waiting(sys.stderr, resolver)
-        watcher = asyncio.ensure_future(waiting.watch())
+        watcher: asyncio.Future[None] | None = None
         try:
-            async with AsyncClient(
-                resolver if not native else DEFAULT_BASE_URL,
-                timeout=timeout,
-                mailto=mailto,
-                rate_limit=rate,
-                cache=cache,
-                native=native,
-                root=root,
-                certify=certify,
-            ) as client:
+            try:
+                client = AsyncClient(
+                    resolver if not native else DEFAULT_BASE_URL,
+                    timeout=timeout,
+                    mailto=mailto,
+                    rate_limit=rate,
+                    cache=cache,
+                    native=native,
+                    root=root,
+                    certify=certify,
+                )
+            except ValueError as exc:  # a --root that is not HOST:PORT
+                click.echo(f"doikit: --root: {exc}", err=True)
+                return 2
+            async with client:
                 if client.native is not None and root is not None:
+                    # A private root that does not answer is one line, within the timeout.
                     try:
                         await client.native.root()
                     except ResolutionError as exc:
                         click.echo(f"doikit: {exc}", err=True)
                         return 1
+                watcher = asyncio.ensure_future(waiting.watch())
                 run = _Run(client, types, as_json=as_json, source=source)
                 async for item in client.resolve_many(
                     run.texts(texts), concurrency=concurrency, ordered=True, types=types
@@ -243,7 +254,8 @@ def run_resolve(
                     progress.update(ok=item.error is None)
                 return run.status
         finally:
-            watcher.cancel()
+            if watcher is not None:
+                watcher.cancel()
             progress.finish()
             if cache is not None:
                 cache.close()

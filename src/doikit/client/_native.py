@@ -331,7 +331,7 @@ class AsyncNativeResolver(_Driver):
     async def root(self) -> None:
         """Reach the root (a private root is asked for its site information).
 
-        :raises TransportError: when it does not answer within the timeout.
+        :raises doikit.TransportError: when it does not answer within the timeout.
         """
         await self._run(self.core.root(), self.core.root_address or "the root")
 

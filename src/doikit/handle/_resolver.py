@@ -317,9 +317,9 @@ class Resolver:
         """The resolution of *handle* (values of *types* or *indexes*; all when both are
         empty) as a generator of exchanges; its return value is the record.
 
-        :raises DOINotFound: rc 100, or a prefix the root does not know.
-        :raises HandleServerError: another error code, a bad signature, no service.
-        :raises TransportError: no server answered.
+        :raises doikit.DOINotFound: rc 100, or a prefix the root does not know.
+        :raises doikit.HandleServerError: another error code, a bad signature, no service.
+        :raises doikit.TransportError: no server answered.
         """
         key = (ascii_upper(handle), types, indexes)
         cached = self.cache.answer(key)
@@ -362,7 +362,7 @@ class Resolver:
     def root(self) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
         """The root sites; for a private root, asked for its site information once.
 
-        :raises TransportError: when the private root does not answer.
+        :raises doikit.TransportError: when the private root does not answer.
         """
         return (yield from self._root())
 
@@ -538,7 +538,7 @@ class Resolver:
     def _verify(self, reply: Message, target: Target, handle: str) -> None:
         """Check the signature of *reply* with the key the site lists for its server (§13).
 
-        :raises HandleServerError: unsigned, signed with another key, or no key to check.
+        :raises doikit.HandleServerError: unsigned, signed with another key, or no key to check.
         """
         where = f"{target} (server {target.server.server_id})"
         problem = signature_problem(reply, target.server.public_key)
