@@ -524,9 +524,10 @@ def _data(source: str | os.PathLike[str] | bytes | IO[bytes]) -> bytes:
 def _child() -> None:
     """The child process: read a PDF from stdin, write its records as JSON lines."""
     memory, seconds = int(sys.argv[1]), float(sys.argv[2])
-    _limit_self(memory, seconds)
     out = sys.stdout.buffer
     try:
+        _pdfium()  # imported first: the limits are for the PDF, not for starting Python
+        _limit_self(memory, seconds)
         for record in _records(sys.stdin.buffer.read()):
             out.write(json.dumps(record).encode("ascii"))
             out.write(b"\n")
