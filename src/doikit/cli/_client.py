@@ -58,7 +58,7 @@ def _client_options(command: Callable[..., None]) -> Callable[..., None]:
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 65536),
-    help="Requests in flight at once [default: 16; 4096 with --native, at most 512 of them"
+    help="Requests in flight at once [default: 16; 4096 with --native, at most 128 of them"
     " over UDP to one server].",
 )
 @click.option(

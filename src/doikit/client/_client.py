@@ -365,11 +365,16 @@ class Client(_Base):
         :raises ResolutionError: DOINotFound, HandleServerError, MalformedResponse or
             TransportError.
         """
+        if self.native is not None:
+            name = _doi(doi)
+            key = cache_key(name, types, indexes)
+            cached = self._cached(key, auth)
+            if cached is not None:
+                return cached
+            return self._kept(key, self.native.resolve(str(name), tuple(types), tuple(indexes)))
         name, key, cached, request = self._plan(doi, types, indexes, auth=auth)
         if cached is not None:
             return cached
-        if self.native is not None:
-            return self._kept(key, self.native.resolve(str(name), tuple(types), tuple(indexes)))
         return self._resolved(name, key, self._send(str(name), request))
 
     def url(self, doi: str | DOI) -> str:
@@ -696,12 +701,17 @@ class AsyncClient(_Base):
         auth: bool = False,
     ) -> HandleRecord:
         """The record of *doi*; see :meth:`Client.resolve`."""
+        if self.native is not None:
+            name = _doi(doi)
+            key = cache_key(name, types, indexes)
+            cached = self._cached(key, auth)
+            if cached is not None:
+                return cached
+            found = await self.native.resolve(str(name), tuple(types), tuple(indexes))
+            return self._kept(key, found)
         name, key, cached, request = self._plan(doi, types, indexes, auth=auth)
         if cached is not None:
             return cached
-        if self.native is not None:
-            found = await self.native.resolve(str(name), tuple(types), tuple(indexes))
-            return self._kept(key, found)
         return self._resolved(name, key, await self._send(str(name), request))
 
     async def url(self, doi: str | DOI) -> str:

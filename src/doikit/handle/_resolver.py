@@ -61,8 +61,7 @@ from doikit.handle._wire_messages import (
 )
 
 if TYPE_CHECKING:
-    import ipaddress
-    from collections.abc import Callable, Generator, Iterable
+    from collections.abc import Callable, Generator, Iterable, Iterator
 
     from doikit.handle._wire_messages import Message
 
@@ -269,10 +268,6 @@ def private_root(text: str) -> SiteInfo:
     return SiteInfo((ServerInfo(1, address, b"", interfaces),), serial_number=-1)
 
 
-def _host(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
-    return str(address)
-
-
 class Resolver:
     """The state of a native resolver: the root, the caches, the servers that went silent.
 
@@ -302,6 +297,7 @@ class Resolver:
         self._root_sites: tuple[SiteInfo, ...] | None = None
         self._provisional = private_root(root) if root is not None else None
         self._down: collections.OrderedDict[tuple[str, int, int], float] = collections.OrderedDict()
+        self._hosts: dict[object, str] = {}
         self._flags = OpFlag.PUBLIC_ONLY | (OpFlag.CERTIFY if certify else 0)
 
     @property
@@ -498,34 +494,51 @@ class Resolver:
         msg = f"{request.handle}: more than {MAX_REFERRALS} referrals"
         raise HandleServerError(handle, msg)
 
-    def _targets(self, sites: tuple[SiteInfo, ...], handle: str) -> list[Target]:
-        """Every (protocol, site, server) to try in order: for each protocol, for each site,
-        the server the hash picks, then its others (servers that went silent last)."""
+    def _targets(self, sites: tuple[SiteInfo, ...], handle: str) -> Iterator[Target]:
+        """Every (protocol, site, server) to try, in order, made as they are needed: for each
+        protocol, for each site, the server the hash picks, then its others; servers that
+        went silent within :data:`DOWN_FOR` seconds after all the others."""
+        orders = [(site, self._servers_in_order(site, handle)) for site in sites]
         now = self.clock()
-        fresh: list[Target] = []
         stale: list[Target] = []
         for protocol in PROTOCOLS:
-            for site in sites:
-                picked = site.server_for(handle) if site.servers else None
-                servers = sorted(site.servers, key=lambda s: s is not picked)
-                for server in servers:
+            for site, servers in orders:
+                for server, host in servers:
                     port = _port(server, protocol)
                     if port is None:
                         continue
-                    target = Target(protocol, _host(server.address), port, server, site)
-                    until = self._down.get((target.host, target.port, protocol))
-                    (stale if until is not None and until > now else fresh).append(target)
-        return fresh + stale
+                    target = Target(protocol, host, port, server, site)
+                    until = self._down.get((host, port, protocol)) if self._down else None
+                    if until is not None and until > now:
+                        stale.append(target)
+                    else:
+                        yield target
+        yield from stale
+
+    def _servers_in_order(self, site: SiteInfo, handle: str) -> list[tuple[ServerInfo, str]]:
+        picked = site.server_for(handle) if len(site.servers) > 1 else None
+        servers = sorted(site.servers, key=lambda s: s is not picked) if picked else site.servers
+        return [(server, self._host(server)) for server in servers]
+
+    def _host(self, server: ServerInfo) -> str:
+        host = self._hosts.get(server.address)
+        if host is None:
+            if len(self._hosts) >= MAX_SERVICES:
+                self._hosts.clear()
+            host = self._hosts[server.address] = str(server.address)
+        return host
 
     def _exchanges(
         self, targets: Iterable[Target], request: ResolutionRequest | GetSiteInfoRequest
-    ) -> Iterable[Exchange]:
+    ) -> Iterator[Exchange]:
         for target in targets:
             waits = UDP_WAITS if target.protocol == PROTOCOL_UDP else (STREAM_TIMEOUT,)
             version = min(target.site.protocol_version, (2, 11))
             if version < (2, 7):  # what doikit signs and verifies; older peers still answer
                 version = (2, 11)
-            yield Exchange(dataclasses.replace(request, version=version), target, waits)
+            if version != request.version:
+                request = dataclasses.replace(request, version=version)
+            yield Exchange(request, target, waits)
 
     def _mark_down(self, target: Target) -> None:
         self._down[(target.host, target.port, target.protocol)] = self.clock() + DOWN_FOR
