@@ -424,6 +424,18 @@ def test_a_binary_file_is_said_once_with_a_count(tmp_path: Path) -> None:
     assert {r["code"] for r in records} == {"utf8"}
 
 
+def test_an_endless_binary_stream_is_said_once() -> None:
+    """Zeros without a line break (cat /dev/zero): one line, after reading no more than a
+    bounded part of them, in bounded memory."""
+    zeros = bytes(MIB)
+    done = run("check", stdin=iter([zeros] * 400), memory=128 * MIB)
+    assert done.status == 1
+    assert one_line(done.err) == (
+        "doikit: line 1: binary data, not lines of text (a NUL byte at byte 1); "
+        "it and the rest (more than 256 MiB) were not read"
+    )
+
+
 def test_check_of_a_file_name_says_how_to_read_the_file(tmp_path: Path) -> None:
     path = tmp_path / "my refs.txt"
     path.write_text("10.1000/182\n", encoding="utf-8")

@@ -69,7 +69,8 @@ class LineTooLong(ValueError):  # noqa: N818 - read as "the line is too long"
 
 def bounded_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[bytes | LineTooLong]:
     """The lines of *stream*, each with its ending; one longer than *limit* bytes is read
-    past in pieces and given as :class:`LineTooLong`, so memory stays bounded.
+    past in pieces and given as :class:`LineTooLong`, so memory stays bounded (unless its
+    first *limit* bytes hold a NUL byte: binary data, given as read so far).
 
     >>> import io
     >>> lines = bounded_lines(io.BytesIO(b"ab\\nabcdef\\nc"), 4)
@@ -77,8 +78,8 @@ def bounded_lines(stream: IO[bytes], limit: int = MAX_LINE) -> Iterator[bytes | 
     [b'ab\\n', '7 bytes, longer than 4, the limit for one line: not read', b'c']
     """
     while raw := stream.readline(limit + 1):
-        if len(raw) <= limit or raw.endswith(b"\n"):
-            yield raw
+        if len(raw) <= limit or raw.endswith(b"\n") or b"\0" in raw:
+            yield raw  # (a NUL byte: binary data, given as read so far for the caller to stop)
             continue
         size = len(raw)
         while raw and not raw.endswith(b"\n"):

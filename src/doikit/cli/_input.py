@@ -89,19 +89,33 @@ def stdin_lines(stream: IO[bytes] | None = None) -> Iterator[Input]:
         click.echo(f"doikit: {not_utf8 - 1:,} more lines are not UTF-8 (reported once)", err=True)
 
 
-def _lines_left(source: IO[bytes]) -> int:
-    """The lines left in *source*, counted in constant memory."""
-    count = 0
+#: Bytes of binary input read at most to count its lines (a stream may never end).
+_COUNTED_AT_MOST: Final = 1 << 28
+
+
+def _lines_left(source: IO[bytes]) -> tuple[int, bool]:
+    """The lines left in *source*, counted in constant memory, and whether that is all of
+    them (counting stops after _COUNTED_AT_MOST bytes)."""
+    count = read = 0
     last = b"\n"
     for chunk in iter(lambda: source.read(1 << 16), b""):
         count += chunk.count(b"\n")
         last = chunk[-1:]
-    return count + (last != b"\n")
+        read += len(chunk)
+        if read >= _COUNTED_AT_MOST:
+            return count, False
+    return count + (last != b"\n"), True
 
 
-def _binary(raw: bytes, left: int) -> str:
+def _binary(raw: bytes, left: tuple[int, bool]) -> str:
     """What a line with a NUL byte says: the input is binary; how much of it is unread."""
-    after = f"; it and the {left:,} lines after it were not read" if left else "; not read"
+    count, whole = left
+    if not whole:
+        after = f"; it and the rest (more than {_COUNTED_AT_MOST >> 20} MiB) were not read"
+    elif count:
+        after = f"; it and the {count:,} lines after it were not read"
+    else:
+        after = "; not read"
     return f"binary data, not lines of text (a NUL byte at byte {raw.index(0) + 1}){after}"
 
 
