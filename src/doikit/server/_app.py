@@ -311,7 +311,6 @@ def create_app(
         Route("/doiRA/{dois:anypath}", reads.which_ra, methods=["GET", "HEAD"]),
         Route("/", reads.home, methods=["GET", "HEAD"]),
         Route("/{doi:anypath}", reads.proxy, methods=["GET", "HEAD"]),
-        Route("/{handle:anypath}", tunnel.answer, methods=["POST"]),
     ]
     starlette = Starlette(
         routes=routes,
@@ -325,5 +324,8 @@ def create_app(
         },
     )
     return _Guard(
-        FastPaths(starlette, the_store), incidents, request_timeout, access_log=access_log
+        FastPaths(tunnel.wrap(starlette), the_store),
+        incidents,
+        request_timeout,
+        access_log=access_log,
     )
