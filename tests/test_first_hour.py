@@ -119,7 +119,8 @@ def test_a_postgresql_store_without_its_extra_is_one_line_and_exit_2(argv: list[
     done = _without("asyncpg", *argv, "--store", "postgresql://doikit@127.0.0.1:1/x")
     assert done.returncode == 2
     assert done.stderr == (
-        "doikit: this command needs the postgres extra: pip install 'doikit[postgres]'\n"
+        "doikit: this command needs the postgres extra: pip install '.[postgres]' in doikit's"
+        " clone (or 'WHEEL[postgres]')\n"
     )
 
 

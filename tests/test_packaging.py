@@ -190,7 +190,7 @@ def test_a_plain_install_runs_the_core_commands_and_names_each_missing_extra(
         assert code == 2, (args, err)
         assert out == ""
         assert err.count("\n") == 1, (args, err)
-        assert f"pip install 'doikit[{extra}]'" in err, (args, err)
+        assert f"needs the {extra} extra: pip install '.[{extra}]'" in err, (args, err)
 
 
 def _scripts_copy(tmp_path: Path) -> Path:

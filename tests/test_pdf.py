@@ -137,7 +137,7 @@ def test_extract_without_the_extra_says_what_to_install(tmp_path: Path) -> None:
     assert done.stdout == b""
     message = done.stderr.decode().strip()
     assert message.count("\n") == 0
-    assert "pip install 'doikit[pdf]'" in message
+    assert "pip install '.[pdf]'" in message
 
 
 # --- real PDFs that packages on the registries ship ---------------------------------------

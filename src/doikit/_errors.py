@@ -111,3 +111,14 @@ class MalformedResponse(ResolutionError):  # noqa: N818 - the name the issue ask
 
 class TransportError(ResolutionError):
     """The request did not get an answer: a timeout, a refused or dropped connection."""
+
+
+def needs_extra(what: str, extra: str) -> str:
+    """The one message for a missing extra: what needs it, and how to install it. doikit is
+    installed from a clone, or a wheel built from one, not from a package index.
+
+    >>> print(needs_extra("reading PDF files", "pdf"))
+    reading PDF files needs the pdf extra: pip install '.[pdf]' in doikit's clone (or 'WHEEL[pdf]')
+    """
+    how = f"pip install '.[{extra}]' in doikit's clone (or 'WHEEL[{extra}]')"
+    return f"{what} needs the {extra} extra: {how}"

@@ -25,13 +25,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from doikit._doi import _SPEEDUPS, DOI, normalize_many, parse_many
+from doikit._errors import needs_extra
 from doikit._extract import find_all as _find_all
 
 try:
     import pyarrow as pa
     import pyarrow.compute as pc
 except ImportError as exc:  # pragma: no cover - the extra is installed in the test suite
-    msg = "doikit.arrow needs the arrow extra: pip install 'doikit[arrow]'"
+    msg = needs_extra("doikit.arrow", "arrow")
     raise ImportError(msg) from exc
 
 if TYPE_CHECKING:

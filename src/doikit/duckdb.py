@@ -19,13 +19,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from doikit import arrow
+from doikit._errors import needs_extra
 
 try:
     import duckdb
     from duckdb.func import ARROW, SPECIAL
     from duckdb.sqltypes import BIGINT, BOOLEAN, VARCHAR
 except ImportError as exc:  # pragma: no cover - the extra is installed in the test suite
-    msg = "doikit.duckdb needs the duckdb extra: pip install 'doikit[duckdb]'"
+    msg = needs_extra("doikit.duckdb", "duckdb")
     raise ImportError(msg) from exc
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """DOIs in PDF files: the text of every page, the links, and the document's metadata.
 
-Reading a PDF needs the ``pdf`` extra (``pip install 'doikit[pdf]'``), which brings
+Reading a PDF needs the ``pdf`` extra (``pip install '.[pdf]'`` in doikit's clone), which brings
 pypdfium2 (Google's PDFium, the PDF engine of Chromium): of the maintained libraries it
 reads the text of real papers fastest and best (BENCHMARKS.md, "PDF libraries").
 
@@ -53,6 +53,7 @@ import zlib
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, NamedTuple, Self
 
+from doikit._errors import needs_extra
 from doikit._extract import Found
 from doikit._extract import find_all as _find_all
 
@@ -73,7 +74,7 @@ __all__ = [
     "page_texts",
 ]
 
-INSTALL: Final = "reading PDF files needs the pdf extra: pip install 'doikit[pdf]'"
+INSTALL: Final = needs_extra("reading PDF files", "pdf")
 #: The address space a PDF's reader may use, in bytes (1 GiB): a 1 MB PDF can inflate a
 #: stream of zeros to 1 GiB, and 30 MB of text costs PDFium about 6 GB.
 MEMORY: Final = 1 << 30

@@ -20,11 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from doikit import arrow
+from doikit._errors import needs_extra
 
 try:
     import polars as pl
 except ImportError as exc:  # pragma: no cover - the extra is installed in the test suite
-    msg = "doikit.polars needs the polars extra: pip install 'doikit[polars]'"
+    msg = needs_extra("doikit.polars", "polars")
     raise ImportError(msg) from exc
 
 if TYPE_CHECKING:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from doikit import arrow
+from doikit._errors import needs_extra
 
 try:
     import pandas as pd  # noqa: TC002 - Spark reads the batch function's annotations
@@ -40,7 +41,7 @@ try:
         StructType,
     )
 except ImportError as exc:  # pragma: no cover - the extra is installed in the test suite
-    msg = "doikit.spark needs the spark extra: pip install 'doikit[spark]'"
+    msg = needs_extra("doikit.spark", "spark")
     raise ImportError(msg) from exc
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Final
 import click
 
 from doikit import DOI, InvalidDOI
-from doikit._errors import _short
+from doikit._errors import _short, needs_extra
 from doikit._lines import LineTooLong, NotUTF8, bounded_lines, decode_line, without_ending
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ def require_extra(extra: str, *modules: str) -> None:
     for module in modules:
         if importlib.util.find_spec(module) is None:
             click.echo(
-                f"doikit: this command needs the {extra} extra: pip install 'doikit[{extra}]'",
+                "doikit: " + needs_extra("this command", extra),
                 err=True,
             )
             sys.exit(2)

@@ -84,7 +84,7 @@ NEGATIVE_TTL: Final = 30.0
 #: Seconds a server that did not answer is tried after the others.
 DOWN_FOR: Final = 60.0
 #: The most answers and service records the cache keeps (the oldest go first).
-MAX_ANSWERS: Final = 100_000
+MAX_ANSWERS: Final = 20_000
 MAX_SERVICES: Final = 10_000
 _PROTOCOL_NAMES: Final = {PROTOCOL_UDP: "udp", PROTOCOL_TCP: "tcp", PROTOCOL_HTTP: "http"}
 _SITE_TYPES: Final = ("HS_SITE", "HS_SITE.6")
