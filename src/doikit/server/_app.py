@@ -208,17 +208,17 @@ def create_app(
     demo: bool = False,
     request_timeout: float | None = None,
     access_log: bool = False,
-    ready: str | None = None,
     native: NativeConfig | None = None,
     native_sockets: list[socket.socket] | None = None,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
     The store is opened when the app starts (ASGI lifespan) and closed when it stops;
-    with *demo*, the demo records are loaded on start, and *ready* is printed once all is
-    ready. A request that takes longer than *request_timeout* seconds is answered 503
-    (``doikit serve`` bounds it in its HTTP protocol instead, at no cost per request); with
-    *access_log* each request is a line on stdout. With *native* the native Handle protocol
+    with *demo*, the demo records are loaded on start (``doikit serve`` says it is ready
+    once its sockets listen: :mod:`._run`). A request that takes longer than
+    *request_timeout* seconds is answered 503 (``doikit serve`` bounds it in its HTTP
+    protocol instead, at no cost per request); with *access_log* each request is a line on
+    stdout. With *native* the native Handle protocol
     is served too (:mod:`._native`), on the bound TCP and UDP *native_sockets* when given.
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
@@ -244,8 +244,6 @@ def create_app(
             listeners = await start_native(
                 service, native.host, native.port, sockets=native_sockets
             )
-        if ready:
-            print(ready, flush=True)  # noqa: T201 - the one line that says it is up
         try:
             yield
         finally:
