@@ -39,6 +39,7 @@ from doikit.handle import (
     SiteInfoResponse,
     data_from_wire,
     decode,
+    encode,
     encode_datagrams,
     site_to_bytes,
     values_to_json,
@@ -399,6 +400,73 @@ def test_async_batch_keeps_many_in_flight(network: Network) -> None:
     assert [i for i, _, _ in items] == list(range(len(names)))
     assert [u for _, u, _ in items[:500]] == [_url(n) for n in names[:500]]
     assert [e for _, _, e in items[500:]] == ["DOINotFound", "InvalidDOI"]
+
+
+class HoldingRoot:
+    """A test-only UDP peer built with doikit's codec that is its own root and holds every
+    request 50 ms before answering it: the most requests it held at once is what a client
+    kept in flight to it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.01)
+        self.port = int(self.sock.getsockname()[1])
+        self.site = _one_server(self.port, None)
+        self.most = 0
+        self.stopped = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _answer(self, data: bytes) -> bytes:
+        request = decode(data)
+        flags = OpFlag.AUTHORITATIVE
+        if isinstance(request, GetSiteInfoRequest):
+            return encode(SiteInfoResponse(site=self.site, request_id=request.request_id))
+        assert isinstance(request, ResolutionRequest)
+        handle = request.handle
+        value = _site_value(self.site) if handle.startswith("0.NA/") else _record(handle)
+        answer = ResolutionResponse(handle, (value,), request_id=request.request_id, op_flags=flags)
+        return encode(answer)
+
+    def _serve(self) -> None:
+        held: list[tuple[bytes, tuple[str, int]]] = []
+        since = time.monotonic()
+        while not self.stopped:
+            with contextlib.suppress(TimeoutError):
+                held.append(self.sock.recvfrom(65536))
+                self.most = max(self.most, len({data[8:12] for data, _ in held}))
+            if held and time.monotonic() - since >= 0.05:
+                for data, addr in held:
+                    self.sock.sendto(self._answer(data), addr)
+                held, since = [], time.monotonic()
+            elif not held:
+                since = time.monotonic()
+
+    def close(self) -> None:
+        self.stopped = True
+        self.thread.join(2)
+        self.sock.close()
+
+
+def test_a_batch_keeps_at_most_per_server_in_flight_to_a_server() -> None:
+    peer = HoldingRoot()
+    names = [f"10.5555/held-{i}" for i in range(2000)]
+
+    async def run() -> int:
+        async with AsyncClient(root=f"127.0.0.1:{peer.port}", timeout=30, per_server=50) as c:
+            done = 0
+            async for item in c.resolve_many(names):  # 4,096 names may be in flight
+                assert item.error is None, item.error
+                done += 1
+            return done
+
+    try:
+        assert asyncio.run(run()) == len(names)
+    finally:
+        peer.close()
+    assert 40 <= peer.most <= 50  # many at once, never more than the cap
 
 
 def test_async_driver_certify_and_root_check(network: Network) -> None:
