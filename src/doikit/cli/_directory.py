@@ -129,6 +129,17 @@ def _site_servers(given: tuple[str, ...]) -> list[SiteServer]:
     help="Also serve the native Handle protocol on this port, UDP and TCP (2641 is its own).",
 )
 @_site_options
+@click.option(
+    "--upstream",
+    is_flag=True,
+    help="Answer names the store does not hold through the Handle System, from its published"
+    " root, as doi.org does (cached by TTL; a stale answer for up to a day when it fails).",
+)
+@click.option(
+    "--upstream-root",
+    metavar="HOST:PORT",
+    help="As --upstream, from this root server instead (a private Handle System).",
+)
 def serve(
     store: str | None,
     host: str,
@@ -145,6 +156,8 @@ def serve(
     site_server: tuple[str, ...],
     server_id: int,
     mirror: bool,
+    upstream: bool,
+    upstream_root: str | None,
 ) -> None:
     """Run the DOI directory and resolver (doi.org-compatible).
 
@@ -174,6 +187,7 @@ def serve(
             site_servers=_site_servers(site_server),
             server_id=server_id,
             mirror=mirror,
+            upstream=upstream_root or ("" if upstream else None),
         )
 
 

@@ -30,6 +30,7 @@ from doikit.server._fast import FastPaths, Reply
 from doikit.server._http import Refused, api_error, page, query_params
 from doikit.server._reads import Reads
 from doikit.server._tunnel import NativeTunnel
+from doikit.server._upstream import Upstream
 from doikit.server._writes import Writes
 from doikit.server.stores import DamagedRecordError, Store, StoreUnavailable, open_store
 
@@ -210,6 +211,7 @@ def create_app(
     access_log: bool = False,
     native: NativeConfig | None = None,
     native_sockets: list[socket.socket] | None = None,
+    upstream: str | None = None,
 ) -> ASGIApp:
     """The ASGI app of ``doikit serve`` over *store* (a :class:`Store` or a store URL).
 
@@ -220,10 +222,13 @@ def create_app(
     protocol instead, at no cost per request); with *access_log* each request is a line on
     stdout. With *native* the native Handle protocol
     is served too (:mod:`._native`), on the bound TCP and UDP *native_sockets* when given.
+    With *upstream* (``""``: the published root; ``"HOST:PORT"``: a private one) names the
+    store does not hold are resolved through the Handle System (:mod:`._upstream`).
     """
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)
-    reads = Reads(the_store, authority, ra_name=ra_name)
+    resolver = None if upstream is None else Upstream(upstream or None)
+    reads = Reads(the_store, authority, ra_name=ra_name, upstream=resolver)
     writes = Writes(the_store, authority)
     incidents = _Incidents()
     tunnel = NativeTunnel()  # HANDLE.NET's HTTP interface; served once the store is open
@@ -237,18 +242,18 @@ def create_app(
             await load_demo(the_store)
         listeners: list[Any] = []
         if native is not None:
-            from doikit.server._native import native_service, start_native  # noqa: PLC0415
+            from doikit.server._native import serve_native  # noqa: PLC0415
 
-            service = native_service(the_store, writes, authority, native)
-            tunnel.service = service
-            listeners = await start_native(
-                service, native.host, native.port, sockets=native_sockets
+            tunnel.service, listeners = await serve_native(
+                the_store, writes, authority, native, native_sockets
             )
         try:
             yield
         finally:
             for listener in listeners:
                 listener.close()
+            if resolver is not None:
+                await resolver.close()
             await the_store.close()
 
     async def refused(request: Request, exc: Exception) -> Response:

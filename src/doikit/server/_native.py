@@ -600,6 +600,18 @@ def native_service(
     return NativeService(store, site, admin=admin, key=key, mirror=mirror)
 
 
+async def serve_native(
+    store: Store,
+    writes: Writes,
+    authority: Authority,
+    config: NativeConfig,
+    sockets: list[socket.socket] | None,
+) -> tuple[NativeService, list[asyncio.AbstractServer | asyncio.BaseTransport]]:
+    """The native service of *config*, listening (on *sockets* when given)."""
+    service = native_service(store, writes, authority, config)
+    return service, await start_native(service, config.host, config.port, sockets=sockets)
+
+
 async def start_native(
     service: NativeService, host: str, port: int, *, sockets: list[socket.socket] | None = None
 ) -> list[asyncio.AbstractServer | asyncio.BaseTransport]:

@@ -52,12 +52,14 @@ from doikit.server._http import (
     values_of,
 )
 from doikit.server._openapi import openapi
+from doikit.server._upstream import STALE_WARNING
 from doikit.server.stores import INDEXED_CHARS, Found, all_public, stored_values
 
 if TYPE_CHECKING:
     from starlette.requests import Request
 
     from doikit.server._auth import Authority
+    from doikit.server._upstream import Upstream
     from doikit.server.stores import Store
 
 # The endpoints under /api/ that do not take every method.
@@ -93,19 +95,27 @@ _MAX_OFFSET: Final = 2**62
 class Reads:
     """The read routes over one store."""
 
-    def __init__(self, store: Store, authority: Authority, *, ra_name: str) -> None:
+    def __init__(
+        self, store: Store, authority: Authority, *, ra_name: str, upstream: Upstream | None = None
+    ) -> None:
         self.store = store
         self.authority = authority
         self.ra_name = ra_name
+        self.upstream = upstream
         self._searches = asyncio.Semaphore(MAX_SEARCHES)
 
     async def public_record(self, name: str) -> HandleRecord | None:
-        """The record of *name* as the public may see it: only values with public read."""
+        """The record of *name* as the public may see it: only values with public read (from
+        the upstream when the store does not hold it and there is one)."""
+        return (await self._public(name))[0]
+
+    async def _public(self, name: str) -> tuple[HandleRecord | None, bool]:
+        """:meth:`public_record`, and whether it is a stale answer of the upstream."""
         stored = await self.store.get(fold(name))
         if stored is None:
-            return None
+            return (None, False) if self.upstream is None else await self.upstream.record(name)
         values = stored.values()
-        return HandleRecord(stored.name, tuple(v for v in values if v.public_read))
+        return HandleRecord(stored.name, tuple(v for v in values if v.public_read)), False
 
     # --- the REST API ------------------------------------------------------------------------
 
@@ -132,6 +142,12 @@ class Reads:
         indexes = tuple(numbers(params, "index"))
         types = tuple(values_of(params, "type"))
         stored = await self.store.get(fold(handle))
+        if stored is None and self.upstream is not None:
+            found, stale = await self.upstream.record(handle)
+            if found is None:
+                raise Refused(RC_HANDLE_NOT_FOUND, None)
+            body = record_body(found.filter(types, indexes), handle)
+            return _staled(api_reply(body, 200, params), stale=stale)
         if stored is None:
             raise Refused(RC_HANDLE_NOT_FOUND, None)
         public_only = not present(params, "publicOnly") or flag(params, "publicOnly")
@@ -283,9 +299,20 @@ class Reads:
             return page(_pages.bad_request(str(exc)), 400)
         if not name:
             return await self.home(request)
-        record = await self.public_record(name)
+        record, stale = await self._public(name)
         if record is None:
             return page(_pages.not_found(name), 404)
+        return _staled(await self._proxied(request, params, name, record, hash_tail), stale=stale)
+
+    async def _proxied(
+        self,
+        request: Request,
+        params: list[tuple[str, str]],
+        name: str,
+        record: HandleRecord,
+        hash_tail: str,
+    ) -> Response:
+        """The proxy's answer for the record of *name*."""
         if not present(params, "ignore_aliases") and record.first("HS_ALIAS") is not None:
             return await self._alias(record, request)
         action = (values_of(params, "action") or ["redirect"])[0]
@@ -345,6 +372,13 @@ class Reads:
             {"Location": safe_location(location)},
             media_type="text/html; charset=utf-8",
         )
+
+
+def _staled(response: Response, *, stale: bool) -> Response:
+    """*response*, saying it is stale when it is (:mod:`._upstream`)."""
+    if stale:
+        response.headers["Warning"] = STALE_WARNING
+    return response
 
 
 def _proxy_name(path: str) -> str:

@@ -48,6 +48,7 @@ def app_from_env() -> object:
         access_log=os.environ.get("DOIKIT_ACCESS_LOG") == "1",
         native=_native_config(),
         native_sockets=NATIVE_SOCKETS or None,
+        upstream=os.environ.get("DOIKIT_UPSTREAM"),
     )
     GuardedProtocol.answer = getattr(app, "now", None)
     return app
@@ -154,6 +155,7 @@ def run(
     site_servers: Sequence[SiteServer] = (),
     server_id: int = 1,
     mirror: bool = False,
+    upstream: str | None = None,
 ) -> None:
     """Serve until interrupted: uvicorn with uvloop and httptools, the limits enforced.
 
@@ -169,6 +171,8 @@ def run(
     os.environ["DOIKIT_RA"] = ra_name
     os.environ["DOIKIT_DEMO"] = "1" if demo else "0"
     os.environ["DOIKIT_ACCESS_LOG"] = "1" if access_log else "0"
+    if upstream is not None:  # "" for the published root
+        os.environ["DOIKIT_UPSTREAM"] = upstream
     (limits or Limits()).resolved().to_env()
     sockets = listen(host, port)
     with contextlib.ExitStack() as stack:
