@@ -256,6 +256,9 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Network]:
                 "0.NA/10.4444": (_site_value(_one_server(peers["silent"].port, ports["a"])),),
                 "0.NA/10.3333": (_site_value(_one_server(peers["truncate"].port, ports["a"])),),
                 "0.NA/10.2222": (_site_value(only_http),),
+                "0.NA/10.1111": (HandleValue(1, "HS_SERV", b"0.SERV/LOOP-1"),),
+                "0.SERV/LOOP-1": (HandleValue(1, "HS_SERV", b"0.SERV/LOOP-2"),),
+                "0.SERV/LOOP-2": (HandleValue(1, "HS_SERV", b"0.SERV/LOOP-1"),),
             },
         )
         options = ("--handle-port", str(ports["root"]))
@@ -288,6 +291,34 @@ def test_an_hs_serv_chain(network: Network) -> None:
     # The service handle's sites are kept for their TTL: the next name needs no prefix lookup.
     assert resolver.core.cache.sites("0.NA/10.6666") is not None
     assert resolver.core.cache.sites("0.SERV/B") is not None
+
+
+def test_an_hs_serv_loop_ends_at_the_depth_limit(network: Network) -> None:
+    resolver = NativeResolver(network.root_address, timeout=10)
+    with pytest.raises(HandleServerError, match="HS_SERV chain deeper than 20"):
+        resolver.resolve("10.1111/loop")
+
+
+def test_a_referral_loop_ends_at_the_limit() -> None:
+    # The sans-IO core alone: every answer a referral back to the same site.
+    core = Resolver("127.0.0.1:9")
+    site = _one_server(9, None)
+    gen = core.resolution("10.5555/x")
+    exchange = next(gen)
+    assert isinstance(exchange.request, GetSiteInfoRequest)
+    exchange = gen.send(SiteInfoResponse(site=site))
+    prefix = ResolutionResponse("0.NA/10.5555", (_site_value(site),))
+    exchange = gen.send(prefix)
+    refer = ReferralResponse(1, 302, "", (_site_value(site),))
+    counts = []
+    try:
+        for _ in range(100):
+            exchange = gen.send(refer)
+            counts.append(getattr(exchange.request, "recursion_count", None))
+    except HandleServerError as exc:
+        assert "more than 40 referrals" in str(exc)
+    assert counts == list(range(1, 41))  # each referral counted, then given up
+    assert str(exchange.target) == "udp://127.0.0.1:9"
 
 
 def _targets(resolver: NativeResolver, name: str) -> list[str]:
