@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import random
+import secrets
 import socket
 import time
 from typing import TYPE_CHECKING, Final
@@ -64,12 +64,12 @@ class _Driver:
         self.core = Resolver(root, certify=certify, negative_ttl=negative_ttl)
         self.timeout = timeout
         self.user_agent = user_agent
-        self._next_id = random.randrange(1, 2**31 - 1)  # noqa: S311 - an id, not a secret
 
-    def new_id(self) -> int:
-        """A request id (positive, 31 bits, as CNRI's ``abs(random int)``)."""
-        self._next_id = self._next_id % (2**31 - 2) + 1
-        return self._next_id
+    @staticmethod
+    def new_id() -> int:
+        """A request id: random, positive, 31 bits, as CNRI's ``abs(random int)`` — one a
+        host off the path cannot guess to answer in the server's place."""
+        return secrets.randbits(31) or 1
 
     def late(self, label: str, exchange: Exchange | None) -> TransportError:
         """The error for a resolution that ran past its deadline."""

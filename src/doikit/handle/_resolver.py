@@ -472,6 +472,11 @@ class Resolver:
                 if isinstance(reply, ErrorResponse) and reply.response_code in _TRY_ELSEWHERE:
                     errors.append((reply, where))
                     continue
+                if isinstance(reply, ResolutionResponse) and ascii_upper(
+                    reply.handle
+                ) != ascii_upper(request.handle):
+                    failures.append(f"{where}: answered for {reply.handle!r}")
+                    continue
                 if isinstance(reply, ResolutionResponse | ErrorResponse):
                     return reply, where
                 failures.append(f"{where}: answered {type(reply).__name__}")
