@@ -253,13 +253,18 @@ class NativeResolver(_Driver):
         return _first(response.content, request.request_id)
 
 
+def _expire(future: asyncio.Future[bytes | None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class _UdpMux(asyncio.DatagramProtocol):
     """One UDP socket for every request in flight: answers go to the request whose id and
     server they match; multi-packet answers are reassembled first."""
 
     def __init__(self) -> None:
         self.transport: asyncio.DatagramTransport | None = None
-        self.waiting: dict[int, tuple[asyncio.Future[bytes], tuple[str, int]]] = {}
+        self.waiting: dict[int, tuple[asyncio.Future[bytes | None], tuple[str, int]]] = {}
         self.reassembler = UdpReassembler(max_pending=4096, max_pending_bytes=64 << 20)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -412,31 +417,36 @@ class AsyncNativeResolver(_Driver):
             request_id = self.new_id()
             while request_id in mux.waiting:
                 request_id = self.new_id()
-            future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-            mux.waiting[request_id] = (future, address)
+            loop = asyncio.get_running_loop()
+            # Encoded once, the id written into each envelope (bytes 8-11): no copy of the
+            # request per id.
+            packets = [
+                packet[:8] + request_id.to_bytes(4, "big") + packet[12:]
+                for packet in encode_datagrams(exchange.request)
+            ]
             try:
-                # Encoded once, the id written into each envelope (bytes 8-11): no copy of
-                # the request per id.
-                packets = [
-                    packet[:8] + request_id.to_bytes(4, "big") + packet[12:]
-                    for packet in encode_datagrams(exchange.request)
-                ]
                 for wait in exchange.waits:
                     transport = mux.transport
                     if transport is None or transport.is_closing():
                         return Failure("the client was closed")
-                    for packet in packets:
-                        transport.sendto(packet, address)
                     left = min(wait, deadline - time.monotonic())
                     if left <= 0:
                         break
-                    done, _ = await asyncio.wait((future,), timeout=left)
-                    if done:
-                        return _decoded(future.result())
+                    # One future per try, ended by the answer or by a timer (cheaper than
+                    # asyncio.wait's waiter and callbacks, once per name in a batch).
+                    future: asyncio.Future[bytes | None] = loop.create_future()
+                    mux.waiting[request_id] = (future, address)
+                    for packet in packets:
+                        transport.sendto(packet, address)
+                    timer = loop.call_later(left, _expire, future)
+                    try:
+                        unit = await future
+                    finally:
+                        timer.cancel()
+                    if unit is not None:
+                        return _decoded(unit)
             finally:
-                del mux.waiting[request_id]
-                if not future.done():
-                    future.cancel()
+                mux.waiting.pop(request_id, None)
         return _silent(exchange, time.monotonic() - started)
 
     async def _tcp(self, exchange: Exchange, request: Message, deadline: float) -> Reply:
