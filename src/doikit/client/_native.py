@@ -314,6 +314,7 @@ class AsyncNativeResolver(_Driver):
         self.per_server = per_server
         self._muxes: dict[int, _UdpMux] = {}
         self._slots: dict[tuple[str, int], asyncio.Semaphore] = {}
+        self._users: dict[tuple[str, int], int] = {}
         self._inflight: dict[tuple[object, ...], asyncio.Future[Reply]] = {}
         self._http: httpx.AsyncClient | None = None
         self._opening = asyncio.Lock()
@@ -403,11 +404,25 @@ class AsyncNativeResolver(_Driver):
             return mux
 
     async def _udp(self, exchange: Exchange, deadline: float) -> Reply:
-        target = exchange.target
-        address = (target.host, target.port)
+        # A server's slots live while requests to it are in flight or waiting: the table
+        # holds no more servers than there are requests.
+        address = (exchange.target.host, exchange.target.port)
         slots = self._slots.get(address)
         if slots is None:
             slots = self._slots[address] = asyncio.Semaphore(self.per_server)
+        self._users[address] = self._users.get(address, 0) + 1
+        try:
+            return await self._udp_in(exchange, deadline, slots)
+        finally:
+            left = self._users[address] - 1
+            if left:
+                self._users[address] = left
+            else:
+                del self._users[address], self._slots[address]
+
+    async def _udp_in(self, exchange: Exchange, deadline: float, slots: asyncio.Semaphore) -> Reply:
+        target = exchange.target
+        address = (target.host, target.port)
         started = time.monotonic()
         async with slots:
             try:
