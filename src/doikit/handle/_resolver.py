@@ -83,6 +83,8 @@ SERVICE_TYPES: Final = ("HS_SITE", "HS_SITE.6", "HS_SERV", "HS_NAMESPACE")
 NEGATIVE_TTL: Final = 30.0
 #: Seconds a server that did not answer is tried after the others.
 DOWN_FOR: Final = 60.0
+#: Seconds a request stays good, as CNRI's client writes it in the header (now + 12 h).
+EXPIRATION: Final = 43200
 #: The most answers and service records the cache keeps (the oldest go first).
 MAX_ANSWERS: Final = 20_000
 MAX_SERVICES: Final = 10_000
@@ -277,6 +279,7 @@ class Resolver:
         the key its site lists; a missing or bad signature is an error.
     :param negative_ttl: seconds a "not found" is remembered.
     :param clock: the time source of the caches (seconds; monotonic).
+    :param wall_clock: Unix time, for the expiration every request carries.
     """
 
     def __init__(
@@ -288,17 +291,23 @@ class Resolver:
         max_answers: int = MAX_ANSWERS,
         max_services: int = MAX_SERVICES,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.root_address = root
         self.certify = certify
         self.negative_ttl = negative_ttl
         self.clock = clock
+        self.wall_clock = wall_clock
         self.cache = _Cache(clock, max_answers, max_services)
         self._root_sites: tuple[SiteInfo, ...] | None = None
         self._provisional = private_root(root) if root is not None else None
         self._down: collections.OrderedDict[tuple[str, int, int], float] = collections.OrderedDict()
         self._hosts: dict[object, str] = {}
         self._flags = OpFlag.PUBLIC_ONLY | (OpFlag.CERTIFY if certify else 0)
+
+    def _expiration(self) -> int:
+        # CNRI's messages expire 12 hours after they are made (AbstractMessage; §4, §19).
+        return int(self.wall_clock()) + EXPIRATION
 
     @property
     def root_label(self) -> str:
@@ -330,7 +339,9 @@ class Resolver:
             if exc.handle == prefix_handle(handle):
                 self.cache.keep_answer(key, self.negative_ttl, message)
             raise DOINotFound(handle, message) from None
-        request = ResolutionRequest(handle, indexes, types, op_flags=self._flags)
+        request = ResolutionRequest(
+            handle, indexes, types, op_flags=self._flags, expiration=self._expiration()
+        )
         reply, where = yield from self._query(sites, request, handle, 0)
         if isinstance(reply, ResolutionResponse):
             record = HandleRecord(reply.handle, reply.values)
@@ -371,7 +382,8 @@ class Resolver:
         # A private root: its own site information gives its key and its other interfaces.
         failures: list[str] = []
         targets = self._targets((self._provisional,), "/")
-        for exchange in self._exchanges(targets, GetSiteInfoRequest("/")):
+        asked = GetSiteInfoRequest("/", expiration=self._expiration())
+        for exchange in self._exchanges(targets, asked):
             reply = yield exchange
             if isinstance(reply, SiteInfoResponse) and reply.site.servers:
                 self._root_sites = (reply.site,)
@@ -402,7 +414,9 @@ class Resolver:
             msg = f"HS_SERV chain deeper than {MAX_SERVICE_DEPTH} at {handle}"
             raise HandleServerError(handle, msg)
         parents = yield from self._service(handle, depth + 1)
-        request = ResolutionRequest(handle, (), SERVICE_TYPES, op_flags=self._flags)
+        request = ResolutionRequest(
+            handle, (), SERVICE_TYPES, op_flags=self._flags, expiration=self._expiration()
+        )
         reply, where = yield from self._query(parents, request, handle, depth)
         if isinstance(reply, ErrorResponse):
             # 301 from every server: none homes the prefix handle (doikit serve's answer
