@@ -10,11 +10,13 @@ import asyncio
 import contextlib
 import dataclasses
 import ipaddress
+import json
 import os
 import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -44,13 +46,12 @@ from doikit.handle import (
     site_to_bytes,
     values_to_json,
 )
-from doikit.handle._resolver import Resolver, prefix_handle, root_sites
+from doikit.handle._resolver import Resolver, prefix_handle, root_sites, signature_problem
 from doikit.server import Row, open_store
 from test_native_server import udp
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from pathlib import Path
 
     from conftest import Server
 
@@ -515,6 +516,31 @@ def test_async_driver_certify_and_root_check(network: Network) -> None:
             await dead.aclose()
 
     asyncio.run(run())
+
+
+def test_signatures_of_cnri_s_own_server_verify() -> None:
+    # The certified answer CNRI's server signed in the captured TCP session (V6), checked
+    # with the key of its GET_SITE_INFO answer (V2); one byte changed, it no longer does.
+    vectors = Path(__file__).parent / "vectors" / "handle-native" / "tcp.jsonl"
+    site = signed = None
+    for line in vectors.read_text().splitlines():
+        item = json.loads(line)
+        if item["dir"] != "s2c":
+            continue
+        message = decode(bytes.fromhex(item["hex"]))
+        if isinstance(message, SiteInfoResponse):
+            site = message.site
+        elif isinstance(message, ResolutionResponse) and message.credential is not None:
+            signed = message
+    assert site is not None
+    assert signed is not None
+    key = site.servers[0].public_key
+    assert signature_problem(signed, key) is None
+    changed = dataclasses.replace(signed, request_id=signed.request_id ^ 1)
+    assert signature_problem(changed, key) == (
+        "the signature does not verify with the key its site lists"
+    )
+    assert signature_problem(dataclasses.replace(signed, credential=None), key) is not None
 
 
 def test_prefix_handles_and_the_shipped_root() -> None:
