@@ -420,3 +420,47 @@ def test_a_sigkill_loses_no_acknowledged_change(tmp_path: Path) -> None:
             assert found.values[0].data == f"https://e.org/{i}".encode()
     finally:
         stop_server(again)
+
+
+def test_a_large_answer_goes_in_packets_of_512(native: tuple[Server, int]) -> None:
+    server, port = native
+    auth = {"Authorization": f"Bearer {server.token}"}
+    long_url = "https://e.org/" + "x" * 900
+    name = f"10.5555/large-{port}"
+    body = {"values": [{"index": 1, "type": "URL", "data": long_url}]}
+    assert httpx.put(f"{server.url}/api/handles/{name}", json=body, headers=auth).is_success
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(3)
+        sock.sendto(encode(ResolutionRequest(name, op_flags=PO)), ("127.0.0.1", port))
+        packets = [sock.recvfrom(65536)[0] for _ in range(2)]
+    assert all(len(p) <= 512 for p in packets)
+    answer = udp(port, ResolutionRequest(name, op_flags=PO))
+    assert isinstance(answer, ResolutionResponse)
+    assert answer.values[0].data == long_url.encode()
+
+
+def test_one_client_asking_in_earnest_is_not_held_back(native: tuple[Server, int]) -> None:
+    # The UDP budget was 64 KiB/s per address: one client got about 360 answers a second.
+    _, port = native
+    started = time.monotonic()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(3)
+        for i in range(3000):
+            sock.sendto(
+                encode(ResolutionRequest(NAME, request_id=i, op_flags=PO)), ("127.0.0.1", port)
+            )
+            sock.recvfrom(65536)
+    assert time.monotonic() - started < 15
+
+
+def test_a_forged_source_gets_at_most_ten_times_what_was_sent() -> None:
+    from doikit.server._native import UDP_BURST, _UdpBudget  # noqa: PLC0415
+
+    budget = _UdpBudget()
+    sent = asked = 0
+    now = 1000.0
+    for _ in range(100_000):  # 50-byte questions, 5,000-byte answers, all at one instant
+        asked += 50
+        if budget.take("192.0.2.1", 5000, 50, now):
+            sent += 5000
+    assert sent <= 10 * asked + UDP_BURST

@@ -102,10 +102,16 @@ NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
 EXPIRATION: Final = 12 * 3600
 #: Seconds a TCP connection may wait without sending a whole message.
 TCP_IDLE: Final = 30.0
-#: Bytes one address may be sent over UDP per second, and in a burst (then answers are
-#: dropped, and the client falls back to TCP, as CNRI's clients do after three tries).
+#: What one address may be sent over UDP (then answers are dropped, and the client falls
+#: back to TCP, as CNRI's clients do after three tries): up to UDP_AMPLIFICATION bytes for
+#: each byte it sent, plus UDP_RATE bytes a second, within a burst of UDP_BURST. A client
+#: asking in earnest is never held back (an answer is a few times its question); a forged
+#: source address gets no more than ten times what the forger sent.
+UDP_AMPLIFICATION: Final = 10
 UDP_RATE: Final = 64 * 1024
 UDP_BURST: Final = 256 * 1024
+#: The largest datagram of the protocol: an envelope and 492 message bytes.
+UDP_PACKET: Final = 512
 #: Addresses whose UDP budget is remembered.
 _MAX_ADDRESSES: Final = 100_000
 
@@ -446,9 +452,11 @@ class _UdpBudget:
     def __init__(self) -> None:
         self._buckets: dict[object, tuple[float, float]] = {}
 
-    def take(self, address: object, size: int, now: float) -> bool:
+    def take(self, address: object, size: int, asked: int, now: float) -> bool:
+        """Whether *size* bytes may be sent to *address*, which sent *asked* bytes."""
         tokens, last = self._buckets.pop(address, (float(UDP_BURST), now))
-        tokens = min(float(UDP_BURST), tokens + (now - last) * UDP_RATE)
+        earned = (now - last) * UDP_RATE + asked * UDP_AMPLIFICATION
+        tokens = min(float(UDP_BURST), tokens + earned)
         allowed = tokens >= size
         self._buckets[address] = (tokens - size if allowed else tokens, now)
         if len(self._buckets) > _MAX_ADDRESSES:
@@ -480,18 +488,24 @@ class UdpEndpoint(asyncio.DatagramProtocol):
         reply = self.service.answer_now(unit)
         if reply is None:
             asyncio.get_running_loop().create_task(self._answer(unit, addr))
-        elif self.transport is not None and self.budget.take(addr[0], len(reply), now):
-            self.transport.sendto(reply, addr)  # (one packet: the fast path makes no more)
+        elif self.transport is not None and self.budget.take(addr[0], len(reply), len(unit), now):
+            if len(reply) <= UDP_PACKET:
+                self.transport.sendto(reply, addr)
+            else:  # (492 message bytes a packet)
+                for packet in split_datagrams(reply):
+                    self.transport.sendto(packet, addr)
         else:
             self.dropped += 1
 
     async def _answer(self, unit: bytes, addr: tuple[str | object, ...]) -> None:
+        asked = len(unit)
         for reply in await self.service.answer_bytes(unit):
             if self.transport is None or self.transport.is_closing():
                 return
-            if not self.budget.take(addr[0], len(reply), time.monotonic()):
+            if not self.budget.take(addr[0], len(reply), asked, time.monotonic()):
                 self.dropped += 1
                 return
+            asked = 0
             for packet in split_datagrams(reply):
                 self.transport.sendto(packet, addr)
 
