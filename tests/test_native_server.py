@@ -263,12 +263,12 @@ def test_values_without_public_read_after_a_challenge(native: tuple[Server, int]
             request_id=11,
             session_id=challenge.session_id,
         )
-        done = tcp(port, answer)
+        done = tcp(port, answer, timeout=20)
         assert done is not None
         assert done.response_code == code
     assert isinstance(done, ResolutionResponse)
     assert [v.index for v in done.values] == [1, 2, 3]  # the private value too
-    late = tcp(port, answer)  # the same answer again: no challenge waits for it
+    late = tcp(port, answer, timeout=20)  # the same answer again: no challenge waits for it
     assert isinstance(late, ErrorResponse)
     assert late.response_code == 405
 
@@ -348,6 +348,7 @@ def _as_admin(server: Server, port: int, request: Message) -> Message:
     """*request* sent, challenged, and answered with the secret key of 300:10.5555/ADMIN."""
     challenge = tcp(port, request)
     assert isinstance(challenge, ChallengeResponse), challenge
+    # (other tests answer wrongly for this identity: its answers may wait up to 8 s)
     answer = ChallengeAnswerRequest(
         "HS_SECKEY",
         "10.5555/ADMIN",
@@ -356,7 +357,7 @@ def _as_admin(server: Server, port: int, request: Message) -> Message:
         request_id=request.request_id + 1,
         session_id=challenge.session_id,
     )
-    done = tcp(port, answer)
+    done = tcp(port, answer, timeout=20)
     assert done is not None
     return done
 

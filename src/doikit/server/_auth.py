@@ -75,10 +75,10 @@ _CHALLENGE: Final = {"WWW-Authenticate": 'Basic realm="handle", Bearer realm="do
 # scrypt at n=2**15, r=8, p=1: 32 MiB and about 0.1 s per check, once per key and process.
 _SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 << 20, "dklen": 32}
 _SCHEME: Final = "doikit-scrypt"
-# Attempts for one handle after this many failures within _FAILURE_WINDOW seconds are
+# Attempts for one handle after this many failures within FAILURE_WINDOW seconds are
 # answered late: 0.5 s, doubling with each further failure, up to _MAX_DELAY.
 _FREE_FAILURES: Final = 5
-_FAILURE_WINDOW: Final = 300.0
+FAILURE_WINDOW: Final = 300.0
 _MAX_DELAY: Final = 8.0
 # Checks of one handle, and from one client address, that may run at once; more are refused
 # at once (nothing is checked, so nothing is learnt), and so are checks beyond _MAX_QUEUED
@@ -237,7 +237,7 @@ class Throttle:
 
     async def _check(self, name: str, keys: list[bytes], secret: bytes, given: bytes) -> bool:
         failures, last = self._failures.get(name, (0, 0.0))
-        if time.monotonic() - last > _FAILURE_WINDOW:
+        if time.monotonic() - last > FAILURE_WINDOW:
             failures = 0
         await self._sleep(failure_delay(failures))
         right = await self._compare(keys, secret)
@@ -249,7 +249,7 @@ class Throttle:
                 self._verified.popitem(last=False)
             return True
         failures, last = self._failures.pop(name, (0, 0.0))
-        if time.monotonic() - last > _FAILURE_WINDOW:
+        if time.monotonic() - last > FAILURE_WINDOW:
             failures = 0
         self._failures[name] = (failures + 1, time.monotonic())
         if len(self._failures) > _MAX_TRACKED:

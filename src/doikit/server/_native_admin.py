@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -48,7 +49,7 @@ from doikit.handle import (
     type_matches,
     values_to_json,
 )
-from doikit.server._auth import ALL_PERMISSIONS, Caller, failure_delay
+from doikit.server._auth import ALL_PERMISSIONS, FAILURE_WINDOW, Caller, failure_delay
 from doikit.server._http import Refused
 from doikit.server._native_keys import public_answer_ok, secret_answer_ok, unseal
 from doikit.server._writes import bare_name
@@ -156,7 +157,9 @@ class NativeAdmin:
         self.writes = writes
         self.authority = authority
         self.seal = seal
-        self._failures: dict[str, int] = {}
+        # Failed answers per handle, and when the last one was (forgotten after the window,
+        # least recent first beyond the cap), as HTTP Basic guesses are (_auth.Throttle).
+        self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
 
     async def identify(self, answer: ChallengeAnswerRequest, pending: Pending) -> Caller | int:
         """The caller *answer* proves to be, or the response code refusing it."""
@@ -172,7 +175,9 @@ class NativeAdmin:
         """Whether *signed* is the answer to *data* (nonce ‖ request digest) of the key
         ``index:handle`` held here (``HS_PUBKEY`` or ``HS_SECKEY`` by *auth_type*); failures
         for one handle are answered ever later, as HTTP Basic guesses are."""
-        failures = self._failures.get(fold(handle), 0)
+        failures, last = self._failures.get(fold(handle), (0, 0.0))
+        if time.monotonic() - last > FAILURE_WINDOW:
+            failures = 0
         await asyncio.sleep(failure_delay(failures))
         stored = await self.store.get(fold(handle))
         wanted = "HS_PUBKEY" if auth_type == "HS_PUBKEY" else "HS_SECKEY"
@@ -188,9 +193,10 @@ class NativeAdmin:
                 secret = unseal(value.data, self.seal)
                 right = secret is not None and secret_answer_ok(signed, secret, data)
         if not right:
-            self._failures[fold(handle)] = failures + 1
+            self._failures.pop(fold(handle), None)
+            self._failures[fold(handle)] = (failures + 1, time.monotonic())
             if len(self._failures) > 100_000:
-                self._failures.clear()
+                self._failures.popitem(last=False)
             return False
         self._failures.pop(fold(handle), None)
         return True
