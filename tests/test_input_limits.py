@@ -480,3 +480,18 @@ def test_reading_a_terminal_says_so(command: str, what: str, instead: str) -> No
             if process.poll() is None:
                 process.kill()
             os.close(leader)
+
+
+def test_a_deposit_line_longer_than_a_request_is_read_past_not_held(tmp_path: Path) -> None:
+    """`doikit deposit` read each line whole: one of 200 MB took its size in memory. Now a
+    line over 16 MiB is refused with its number, and read past."""
+    path = tmp_path / "records.jsonl"
+    with path.open("wb") as out:
+        out.write(b"\n")
+        out.write(b'{"doi":"10.5555/b","url":"https://e.org/' + b"x" * (200 * MIB) + b'"}\n')
+    done = run(
+        "deposit", str(path), "--server", "http://127.0.0.1:9", "--token", "t", memory=160 * MIB
+    )
+    assert "MemoryError" not in done.err, done.err[-2000:]
+    assert "line 2" in done.err, done.err[-2000:]
+    assert "longer than" in done.err

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
-from doikit._lines import NotUTF8
+from doikit._lines import LineTooLong, NotUTF8
 from doikit._syntax import PercentError, percent_decode
 from doikit.handle._values import HandleFormatError, loads
 
@@ -77,12 +77,12 @@ def _name(text: object) -> str:
     return name
 
 
-def _utf8(lines: Iterable[str | NotUTF8]) -> Iterator[str]:
+def _utf8(lines: Iterable[str | NotUTF8 | LineTooLong]) -> Iterator[str]:
     """The lines as :mod:`doikit._lines` reads them: a BOM before the first dropped; one that
     is not UTF-8 (a :class:`NotUTF8`, or text read as surrogateescape) becomes a marker line
     that the parsers refuse with its number and byte."""
     for number, line in enumerate(lines):
-        if isinstance(line, NotUTF8):
+        if isinstance(line, NotUTF8 | LineTooLong):  # refused with its number and reason
             yield f"{_NOT_UTF8}{line}\n"
             continue
         if number == 0:
@@ -118,7 +118,7 @@ def _csv_rows(lines: Iterator[str]) -> Iterator[tuple[int, list[str]]]:
 
 
 def parse_lines(
-    lines: Iterable[str | NotUTF8], *, is_csv: bool
+    lines: Iterable[str | NotUTF8 | LineTooLong], *, is_csv: bool
 ) -> Iterator[tuple[int, dict[str, object] | str]]:
     """(line number, record to send) or (line number, reason it is refused), in order."""
     lines = _utf8(lines)
@@ -252,7 +252,7 @@ def _bodies(
 
 
 def deposit(
-    lines: Iterable[str | NotUTF8],
+    lines: Iterable[str | NotUTF8 | LineTooLong],
     *,
     is_csv: bool,
     server: str,

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import click
 
 from doikit._deposit import DepositError, deposit
-from doikit._lines import NotUTF8
 from doikit.cli._input import decoded, require_extra
 
 if TYPE_CHECKING:
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
 
     from click._termui_impl import ProgressBar
 
+    from doikit._lines import LineTooLong, NotUTF8
     from doikit.server._native import SiteServer
 
 
@@ -310,10 +310,10 @@ def deposit_command(file: str, server: str, token_: str, form: str) -> None:
     """
     is_csv = form == "csv" or (form == "auto" and file.lower().endswith(".csv"))
     stream = click.open_file(file, "rb")
-    lines: Iterator[str | NotUTF8] = (text for _, text in decoded(stream))
+    lines: Iterator[str | NotUTF8 | LineTooLong] = (text for _, text in decoded(stream))
     if form == "auto" and not is_csv and not file.lower().endswith((".jsonl", ".ndjson", ".json")):
         first = next(lines, "")
-        is_csv = not isinstance(first, NotUTF8) and not first.lstrip().startswith("{")
+        is_csv = isinstance(first, str) and not first.lstrip().startswith("{")
         lines = itertools.chain([first] if first else [], lines)
     total = Path(file).stat().st_size if file != "-" and sys.stderr.isatty() else 0
     bar = click.progressbar(length=total, label="depositing", file=sys.stderr) if total else None
@@ -334,7 +334,9 @@ def deposit_command(file: str, server: str, token_: str, form: str) -> None:
     sys.exit(1 if report.rejected else 0)
 
 
-def _counted(lines: Iterable[str | NotUTF8], bar: ProgressBar[int]) -> Iterator[str | NotUTF8]:
+def _counted(
+    lines: Iterable[str | NotUTF8 | LineTooLong], bar: ProgressBar[int]
+) -> Iterator[str | NotUTF8 | LineTooLong]:
     """The lines, moving the progress *bar* by their size (bytes, for UTF-8 text)."""
     for line in lines:
         if isinstance(line, str):

@@ -27,7 +27,7 @@ from doikit._errors import _short, needs_extra
 from doikit._lines import LineTooLong, NotUTF8, bounded_lines, decode_line, without_ending
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterator
 
 
 class Input:
@@ -55,10 +55,21 @@ class Input:
         self.quiet = quiet
 
 
-def decoded(raw: Iterable[bytes]) -> Iterator[tuple[int, str | NotUTF8]]:
-    """(line number, text with its ending) for each line of *raw*, or the line's
-    :class:`NotUTF8` refusal."""
-    for number, line in enumerate(raw, 1):
+#: The longest line a deposit reads (a record of that size is far beyond any real one; a
+#: longer line is refused with its number and read past without being held).
+MAX_RECORD_LINE: Final = 16 << 20
+
+
+def decoded(
+    raw: IO[bytes], limit: int = MAX_RECORD_LINE
+) -> Iterator[tuple[int, str | NotUTF8 | LineTooLong]]:
+    """(line number, text with its ending) for each line of *raw*, or the line's refusal:
+    :class:`NotUTF8`, or :class:`LineTooLong` for one over *limit* bytes (read past, never
+    held: memory stays bounded whatever the input)."""
+    for number, line in enumerate(bounded_lines(raw, limit), 1):
+        if isinstance(line, LineTooLong):
+            yield number, line
+            continue
         try:
             yield number, decode_line(line, first=number == 1)
         except NotUTF8 as exc:
