@@ -39,6 +39,17 @@ from doikit.handle import (
     PROTOCOL_HTTP,
     PROTOCOL_TCP,
     PROTOCOL_UDP,
+    RC_AUTHEN_TIMEOUT,
+    RC_ERROR,
+    RC_HANDLE_NOT_FOUND,
+    RC_INSUFFICIENT_PERMISSIONS,
+    RC_INVALID_ADMIN,
+    RC_OPERATION_NOT_SUPPORTED,
+    RC_PROTOCOL_ERROR,
+    RC_SERVER_BACKUP,
+    RC_SERVER_NOT_RESP,
+    RC_SESSION_MESSAGE_REJECTED,
+    RC_VALUES_NOT_FOUND,
     ChallengeAnswerRequest,
     ChallengeResponse,
     Credential,
@@ -69,9 +80,9 @@ from doikit.handle import (
     split_datagrams,
 )
 from doikit.server._http import Refused
-from doikit.server._native_admin import ADMIN_REQUESTS, CHANGES, RC_AUTHEN_TIMEOUT, Challenges
+from doikit.server._native_admin import ADMIN_REQUESTS, CHANGES, Challenges
 from doikit.server._native_fast import FastResolution
-from doikit.server._native_sessions import RC_SESSION_MESSAGE_REJECTED, Sessions
+from doikit.server._native_sessions import Sessions
 
 if TYPE_CHECKING:
     import socket
@@ -85,16 +96,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("doikit.server")
 
-# Response codes this module answers with (handle-protocol.md §8).
-RC_HANDLE_NOT_FOUND: Final = 100
-RC_VALUES_NOT_FOUND: Final = 200
-RC_SERVER_NOT_RESP: Final = 301
-RC_OPERATION_NOT_SUPPORTED: Final = 5
-RC_PROTOCOL_ERROR: Final = 4
-RC_INSUFFICIENT_PERMISSIONS: Final = 401
-RC_SUCCESS: Final = 1
-RC_SERVER_BACKUP: Final = 7
-RC_INVALID_ADMIN: Final = 400
 
 #: The media type of native messages over HTTP.
 NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
@@ -416,10 +417,10 @@ class NativeService:
         try:
             return [encode(response) for response in await self.answer(request)]
         except HandleWireError as exc:  # a value this build cannot put on the wire
-            return [encode(self.error(request, 2, f"the answer cannot be encoded: {exc}"))]
+            return [encode(self.error(request, RC_ERROR, f"the answer cannot be encoded: {exc}"))]
         except Exception:  # a bug: logged once, answered as CNRI answers one (rc 2)
             log.exception("native protocol: unexpected error on operation %s", request.op_code)
-            return [encode(self.error(request, 2, "unexpected server error"))]
+            return [encode(self.error(request, RC_ERROR, "unexpected server error"))]
 
 
 def _protocol_error(unit: bytes, detail: str) -> bytes | None:

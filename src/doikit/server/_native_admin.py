@@ -23,11 +23,14 @@ from typing import TYPE_CHECKING, Final
 
 from doikit._syntax import PREFIX_ONLY_RE, fold
 from doikit.handle import (
+    RC_AUTHENTICATION_FAILED,
     RC_ERROR,
     RC_HANDLE_ALREADY_EXISTS,
     RC_HANDLE_NOT_FOUND,
     RC_INVALID_HANDLE,
     RC_INVALID_VALUE,
+    RC_OPERATION_NOT_SUPPORTED,
+    RC_VALUES_NOT_FOUND,
     AddValueRequest,
     AdminData,
     ChallengeAnswerRequest,
@@ -61,18 +64,6 @@ if TYPE_CHECKING:
     from doikit.server._writes import Writes
     from doikit.server.stores import Store
 
-#: The requests that need an identity.
-ADMIN_REQUESTS: Final = (
-    HomeNARequest,
-    UnhomeNARequest,
-    CreateHandleRequest,
-    DeleteHandleRequest,
-    AddValueRequest,
-    ModifyValueRequest,
-    RemoveValueRequest,
-    ListHandlesRequest,
-    ListNAsRequest,
-)
 #: The requests that change the store (a mirror refuses them).
 CHANGES: Final = (
     HomeNARequest,
@@ -83,6 +74,8 @@ CHANGES: Final = (
     ModifyValueRequest,
     RemoveValueRequest,
 )
+#: The requests that need an identity: the changes and the listings.
+ADMIN_REQUESTS: Final = (*CHANGES, ListHandlesRequest, ListNAsRequest)
 #: Seconds an answer to a challenge may take, and how many challenges may wait at once.
 CHALLENGE_TTL: Final = 60.0
 MAX_PENDING: Final = 10_000
@@ -90,11 +83,6 @@ MAX_PENDING: Final = 10_000
 LIST_PAGE: Final = 1000
 #: The most names a listing sends.
 MAX_LISTED: Final = 1_000_000
-
-RC_INVALID_ADMIN: Final = 400
-RC_AUTHENTICATION_FAILED: Final = 403
-RC_AUTHEN_TIMEOUT: Final = 405
-RC_VALUES_NOT_FOUND: Final = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +232,10 @@ class NativeAdmin:
             return [SuccessResponse(request.op_code)]
         if isinstance(request, ListNAsRequest):
             return await self._listing("0.NA", ListNAsResponse)
-        raise Refused(5, f"operation {request.op_code} is not served over the native protocol")
+        raise Refused(
+            RC_OPERATION_NOT_SUPPORTED,
+            f"operation {request.op_code} is not served over the native protocol",
+        )
 
     async def _home(self, request: HomeNARequest | UnhomeNARequest, caller: Caller) -> None:
         """Home a derived prefix (its handle ``0.NA/<prefix>`` made, administered by the

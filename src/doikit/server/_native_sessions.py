@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from doikit.handle import (
+    KEY_EXCHANGE_DH,
+    RC_INVALID_SESSIONSETUP_REQUEST,
     DHPublicKey,
     HandleWireError,
     public_key_from_bytes,
@@ -33,11 +35,6 @@ MAX_SESSIONS: Final = 10_000
 MAX_TIMEOUT: Final = 24 * 3600
 #: The session key algorithm doikit answers with: AES (3), CNRI's default.
 AES: Final = 3
-KEY_EXCHANGE_DH: Final = 4
-RC_SESSION_TIMEOUT: Final = 500
-RC_SESSION_FAILED: Final = 501
-RC_INVALID_SESSIONSETUP_REQUEST: Final = 504
-RC_SESSION_MESSAGE_REJECTED: Final = 505
 
 
 @dataclass(slots=True)
