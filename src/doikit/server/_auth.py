@@ -179,6 +179,33 @@ def failure_delay(failures: int) -> float:
     return min(0.25 * 2.0 ** min(beyond, 16), _MAX_DELAY)
 
 
+class Failures:
+    """Failed attempts per name within :data:`FAILURE_WINDOW` seconds of the last one, for
+    :func:`failure_delay`; at most :data:`_MAX_TRACKED` names, the least recently failed
+    forgotten first. HTTP Basic (:class:`Throttle`) and the native protocol's challenge
+    answers count with it."""
+
+    def __init__(self) -> None:
+        self._failed: OrderedDict[str, tuple[int, float]] = OrderedDict()
+
+    def count(self, name: str) -> int:
+        """The failures of *name* that still count."""
+        failures, last = self._failed.get(name, (0, 0.0))
+        return 0 if time.monotonic() - last > FAILURE_WINDOW else failures
+
+    def failed(self, name: str) -> None:
+        """One more failure of *name*."""
+        failures = self.count(name)
+        self._failed.pop(name, None)
+        self._failed[name] = (failures + 1, time.monotonic())
+        if len(self._failed) > _MAX_TRACKED:
+            self._failed.popitem(last=False)
+
+    def forget(self, name: str) -> None:
+        """*name* proved itself: its failures no longer count."""
+        self._failed.pop(name, None)
+
+
 class Throttle:
     """Checks secret keys for Handle identities and answers guesses ever later.
 
@@ -196,7 +223,7 @@ class Throttle:
     def __init__(self, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self._sleep = sleep
         self._verified: OrderedDict[tuple[bytes, bytes], None] = OrderedDict()
-        self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self.failures = Failures()
         self._running: dict[str, int] = {}
         self._pending: dict[tuple[str, bytes], asyncio.Future[bool]] = {}
         self._workers = asyncio.Semaphore(_WORKERS)
@@ -236,10 +263,7 @@ class Throttle:
         return right
 
     async def _check(self, name: str, keys: list[bytes], secret: bytes, given: bytes) -> bool:
-        failures, last = self._failures.get(name, (0, 0.0))
-        if time.monotonic() - last > FAILURE_WINDOW:
-            failures = 0
-        await self._sleep(failure_delay(failures))
+        await self._sleep(failure_delay(self.failures.count(name)))
         right = await self._compare(keys, secret)
         if right is None:
             return False
@@ -248,12 +272,7 @@ class Throttle:
             if len(self._verified) > 256:
                 self._verified.popitem(last=False)
             return True
-        failures, last = self._failures.pop(name, (0, 0.0))
-        if time.monotonic() - last > FAILURE_WINDOW:
-            failures = 0
-        self._failures[name] = (failures + 1, time.monotonic())
-        if len(self._failures) > _MAX_TRACKED:
-            self._failures.popitem(last=False)
+        self.failures.failed(name)
         return False
 
     async def _compare(self, keys: list[bytes], secret: bytes) -> bytes | None:

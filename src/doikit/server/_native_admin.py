@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -52,7 +51,7 @@ from doikit.handle import (
     type_matches,
     values_to_json,
 )
-from doikit.server._auth import ALL_PERMISSIONS, FAILURE_WINDOW, Caller, failure_delay
+from doikit.server._auth import ALL_PERMISSIONS, Caller, Failures, failure_delay
 from doikit.server._http import Refused
 from doikit.server._native_keys import public_answer_ok, secret_answer_ok, unseal
 from doikit.server._writes import bare_name
@@ -145,9 +144,7 @@ class NativeAdmin:
         self.writes = writes
         self.authority = authority
         self.seal = seal
-        # Failed answers per handle, and when the last one was (forgotten after the window,
-        # least recent first beyond the cap), as HTTP Basic guesses are (_auth.Throttle).
-        self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._failures = Failures()  # wrong answers per handle, counted as HTTP Basic's
 
     async def identify(self, answer: ChallengeAnswerRequest, pending: Pending) -> Caller | int:
         """The caller *answer* proves to be, or the response code refusing it."""
@@ -163,10 +160,7 @@ class NativeAdmin:
         """Whether *signed* is the answer to *data* (nonce ‖ request digest) of the key
         ``index:handle`` held here (``HS_PUBKEY`` or ``HS_SECKEY`` by *auth_type*); failures
         for one handle are answered ever later, as HTTP Basic guesses are."""
-        failures, last = self._failures.get(fold(handle), (0, 0.0))
-        if time.monotonic() - last > FAILURE_WINDOW:
-            failures = 0
-        await asyncio.sleep(failure_delay(failures))
+        await asyncio.sleep(failure_delay(self._failures.count(fold(handle))))
         stored = await self.store.get(fold(handle))
         wanted = "HS_PUBKEY" if auth_type == "HS_PUBKEY" else "HS_SECKEY"
         right = False
@@ -181,12 +175,9 @@ class NativeAdmin:
                 secret = unseal(value.data, self.seal)
                 right = secret is not None and secret_answer_ok(signed, secret, data)
         if not right:
-            self._failures.pop(fold(handle), None)
-            self._failures[fold(handle)] = (failures + 1, time.monotonic())
-            if len(self._failures) > 100_000:
-                self._failures.popitem(last=False)
+            self._failures.failed(fold(handle))
             return False
-        self._failures.pop(fold(handle), None)
+        self._failures.forget(fold(handle))
         return True
 
     async def carry_out(self, request: Message, caller: Caller) -> list[Message]:
