@@ -81,7 +81,7 @@ from doikit.handle import (
 )
 from doikit.server._http import Refused
 from doikit.server._native_admin import ADMIN_REQUESTS, CHANGES, Challenges
-from doikit.server._native_fast import FastResolution
+from doikit.server._native_fast import EXPIRATION, FastResolution
 from doikit.server._native_sessions import Sessions
 
 if TYPE_CHECKING:
@@ -99,8 +99,6 @@ log = logging.getLogger("doikit.server")
 
 #: The media type of native messages over HTTP.
 NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
-#: How long a response stays good, as CNRI's server sets it (§17): twelve hours.
-EXPIRATION: Final = 12 * 3600
 #: Seconds a TCP connection may wait without sending a whole message.
 TCP_IDLE: Final = 30.0
 #: What one address may be sent over UDP (then answers are dropped, and the client falls
@@ -369,11 +367,10 @@ class NativeService:
         prefix, slash, suffix = handle.partition("/")
         if not slash:
             prefix, suffix = "0.NA", handle  # a slash-less name is a prefix handle (§16.2)
-        homed = suffix if prefix.upper() == "0.NA" else prefix
-        if not await self.homes(homed):
-            return self.error(request, RC_SERVER_NOT_RESP, "That prefix doesn't live here")
         stored = await self.store.get(fold(handle if slash else "0.NA/" + handle))
-        if stored is None:
+        if stored is None:  # (a name held makes its prefix homed: asked only without one)
+            if not await self.homes(suffix if prefix.upper() == "0.NA" else prefix):
+                return self.error(request, RC_SERVER_NOT_RESP, "That prefix doesn't live here")
             return self.error(request, RC_HANDLE_NOT_FOUND, "")
         values = stored.values()
         if request.op_flags & OpFlag.PUBLIC_ONLY:

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Final
 
 from doikit._syntax import fold
-from doikit.handle import values_from_json
+from doikit.handle import OpFlag, values_from_json
 from doikit.handle._native_values import put_value
 
 if TYPE_CHECKING:
@@ -31,10 +31,14 @@ _HEADER: Final = struct.Struct(">iiIhBBii")
 _REQUEST_HEAD: Final = struct.Struct(">BBBBiiiiiiIhBBii")  # envelope + header, 44 bytes
 _LENGTH: Final = struct.Struct(">i")
 # Request flags the fast path leaves to the full one: certify, encrypt, continuous, keep
-# alive (TCP), request digest (the answer would carry one).
-_FULL_WAY: Final = 0x40000000 | 0x20000000 | 0x04000000 | 0x02000000 | 0x00800000
-_AUTHORITATIVE: Final = 0x80000000
-_EXPIRATION: Final = 12 * 3600
+# alive (TCP), request digest (the answer would carry one). Plain ints: the hot path does
+# int arithmetic, not IntFlag's.
+_FULL_WAY: Final = int(
+    OpFlag.CERTIFY | OpFlag.ENCRYPT | OpFlag.CONTINUOUS | OpFlag.KEEP_ALIVE | OpFlag.REQUEST_DIGEST
+)
+_AUTHORITATIVE: Final = int(OpFlag.AUTHORITATIVE)
+#: How long an answer stays good, as CNRI's server sets it (§17): twelve hours.
+EXPIRATION: Final = 12 * 3600
 #: Records whose encoded values are kept (each with the values JSON it was made from).
 MAX_ENCODED: Final = 50_000
 
@@ -113,7 +117,7 @@ class FastResolution:
                 self.serial,
                 0,
                 0,
-                int(time.time()) + _EXPIRATION,
+                int(time.time()) + EXPIRATION,
                 len(body),
             )
             + body
