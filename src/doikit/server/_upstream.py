@@ -62,12 +62,7 @@ class Upstream:
         except DOINotFound:
             self._last.pop(key, None)
             return None, False
-        except (TransportError, ResolutionError) as exc:
-            if isinstance(exc, ResolutionError) and not isinstance(exc, TransportError):
-                # An error answer (not a silence): said as it is, never covered by a stale one.
-                raise Refused(
-                    RC_ERROR, f"the Handle System answered for {name}: {exc}", 502
-                ) from None
+        except TransportError as exc:
             kept = self._last.get(key)
             if kept is not None and time.monotonic() - kept[1] <= STALE_FOR:
                 if key not in self._failing:
@@ -82,6 +77,9 @@ class Upstream:
             raise Refused(
                 RC_ERROR, f"the Handle System could not be reached for {name}: {exc}", 504
             ) from None
+        except ResolutionError as exc:
+            # An error answer (not a silence): said as it is, never covered by a stale one.
+            raise Refused(RC_ERROR, f"the Handle System answered for {name}: {exc}", 502) from None
         self._failing.discard(key)
         self._last.pop(key, None)
         self._last[key] = (found, time.monotonic())
