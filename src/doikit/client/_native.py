@@ -25,6 +25,7 @@ from urllib.parse import quote
 import httpx
 
 from doikit._errors import TransportError
+from doikit.handle import NATIVE_MEDIA_TYPE
 from doikit.handle._native_site import PROTOCOL_HTTP, PROTOCOL_TCP, PROTOCOL_UDP
 from doikit.handle._resolver import NEGATIVE_TTL, Exchange, Failure, Resolver
 from doikit.handle._wire import TcpFramer, UdpReassembler, decode, encode, encode_datagrams
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 #: and what a server's socket drops is sent again only after CNRI's 0.5 s.
 PER_SERVER: Final = 128
 #: The media type of native messages over HTTP (§15).
-NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
 _MAX_DATAGRAM: Final = 65535
 _RECEIVE_BUFFER: Final = 4 << 20
 

@@ -102,6 +102,7 @@ from doikit.handle._values import (
     values_to_json,
 )
 from doikit.handle._wire import (
+    NATIVE_MEDIA_TYPE,
     UDP_PAYLOAD,
     Envelope,
     Header,
@@ -263,6 +264,7 @@ __all__ = [
     "Location",
     "Locations",
     "MAX_MESSAGE_LENGTH",
+    "NATIVE_MEDIA_TYPE",
     "Message",
     "ModifyValueRequest",
     "OC_ADD_VALUE",

@@ -70,6 +70,8 @@ from doikit.handle._wire_primitives import (
 if TYPE_CHECKING:
     from collections.abc import Hashable
 
+#: The media type of native messages over HTTP (handle-protocol.md §15).
+NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
 ENVELOPE_SIZE: Final = 20
 HEADER_SIZE: Final = 24
 #: Message bytes per UDP datagram: 512 minus the envelope (``MAX_UDP_DATA_SIZE``).

@@ -97,8 +97,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("doikit.server")
 
 
-#: The media type of native messages over HTTP.
-NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
 #: Seconds a TCP connection may wait without sending a whole message.
 TCP_IDLE: Final = 30.0
 #: What one address may be sent over UDP (then answers are dropped, and the client falls

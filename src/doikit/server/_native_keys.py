@@ -27,7 +27,7 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import dsa, padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -139,7 +139,7 @@ def unseal(data: bytes, key: bytes | None) -> bytes | None:
     try:
         raw = base64.b64decode(sealed, validate=True)
         return AESGCM(key).decrypt(raw[:12], raw[12:], b"HS_SECKEY")
-    except (binascii.Error, ValueError, Exception):  # noqa: BLE001 - InvalidTag and kin: no secret
+    except (binascii.Error, ValueError, InvalidTag):  # not sealed by this key: no secret
         return None
 
 

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Final
 from starlette.requests import Request
 from starlette.responses import Response
 
-from doikit.handle import MAX_MESSAGE_LENGTH, RC_PROTOCOL_ERROR, HandleWireError, TcpFramer
+from doikit.handle import (
+    MAX_MESSAGE_LENGTH,
+    NATIVE_MEDIA_TYPE,
+    RC_PROTOCOL_ERROR,
+    HandleWireError,
+    TcpFramer,
+)
 from doikit.server._http import Refused, api_error
 from doikit.server._writes import read_body
 
@@ -19,8 +25,6 @@ if TYPE_CHECKING:
 
     from doikit.server._native import NativeService
 
-#: The media type of native messages over HTTP.
-NATIVE_MEDIA_TYPE: Final = "application/x-hdl-message"
 #: The most native messages one HTTP request may carry.
 MAX_HTTP_MESSAGES: Final = 16
 
