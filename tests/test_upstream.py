@@ -120,3 +120,20 @@ def test_a_stale_answer_while_the_upstream_is_down_and_says_so(world: World) -> 
     assert never.status_code == 504
     assert "could not be reached" in never.json()["message"]
     assert "Traceback" not in world.proxy.errors()
+
+
+@pytest.mark.parametrize("root", ["garbage", "127.0.0.1", "127.0.0.1:0", "host.example:2641"])
+def test_an_upstream_root_that_is_not_host_port_is_one_line_and_exit_2(
+    tmp_path_factory: pytest.TempPathFactory, root: str
+) -> None:
+    store = f"sqlite:///{tmp_path_factory.mktemp('bad-root') / 's.sqlite3'}"
+    done = subprocess.run(
+        [DOIKIT, "serve", "--store", store, "--port", "0", "--upstream-root", root],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1
+    assert "--upstream-root" in done.stderr

@@ -164,7 +164,14 @@ def serve(
     It says on stdout when it is ready; stop it with Ctrl-C (or SIGTERM).
     """
     require_extra("server", "starlette", "uvicorn")
+    from doikit.handle import private_root  # noqa: PLC0415
     from doikit.server._limits import Limits  # noqa: PLC0415
+
+    if upstream_root is not None:
+        try:
+            private_root(upstream_root)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--upstream-root") from None
     from doikit.server._run import run  # noqa: PLC0415
 
     limits = Limits(

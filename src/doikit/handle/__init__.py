@@ -77,6 +77,7 @@ from doikit.handle._resolver import (
     Resolver,
     Target,
     prefix_handle,
+    private_root,
     root_sites,
     signature_problem,
 )
@@ -378,6 +379,7 @@ __all__ = [
     "loads",
     "parse_locations",
     "prefix_handle",
+    "private_root",
     "public_answer_from_bytes",
     "public_answer_to_bytes",
     "public_key_from_bytes",
