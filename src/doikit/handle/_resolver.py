@@ -4,8 +4,9 @@ What the doi.org proxy does for every name (handle-protocol.md §16): find the s
 handle's prefix by resolving ``0.NA/<PREFIX>`` at the root sites (types ``HS_SITE``,
 ``HS_SITE.6``, ``HS_SERV``, ``HS_NAMESPACE``, public only), follow ``HS_SERV`` to service
 handles (at most :data:`MAX_SERVICE_DEPTH` deep), pick the server of a site by CNRI's hash,
-ask it over UDP, then TCP, then HTTP, follow 302/303 referrals, and keep answers and sites
-for their TTLs.
+ask it over UDP, then TCP, then HTTP, follow 302 referrals (to HS_SITE and HS_SERV) and 303
+prefix referrals (to ``HS_SITE.PREFIX``, ``HS_NA_DELEGATE`` and ``HS_SERV.PREFIX``: a derived
+prefix such as ``10.5555.1``, §16.4), and keep answers and sites for their TTLs.
 
 :meth:`Resolver.resolution` is a generator: it yields each :class:`Exchange` to make (one
 request, one server, one protocol) and is sent back what came of it — the decoded answer, or
@@ -90,6 +91,10 @@ MAX_ANSWERS: Final = 20_000
 MAX_SERVICES: Final = 10_000
 _PROTOCOL_NAMES: Final = {PROTOCOL_UDP: "udp", PROTOCOL_TCP: "tcp", PROTOCOL_HTTP: "http"}
 _SITE_TYPES: Final = ("HS_SITE", "HS_SITE.6")
+# What a 303 prefix referral points at (CNRI's DERIVED_PREFIX_SITE_AND_SERVICE_HANDLE_TYPES):
+# the sites of a derived prefix's prefix handle, and service handles holding more of them.
+_PREFIX_SITE_TYPES: Final = ("HS_SITE.PREFIX", "HS_NA_DELEGATE")
+_PREFIX_REFERRAL_TYPES: Final = (*_PREFIX_SITE_TYPES, "HS_SERV.PREFIX")
 # Codes after which another server of the service may do better: an internal error, too
 # busy, a backup server, out-of-date site info, not responsible here (§8).
 _TRY_ELSEWHERE: Final = frozenset({2, 3, 7, 300, 301})
@@ -431,27 +436,56 @@ class Resolver:
         return sites
 
     def _sites_from(
-        self, values: Iterable[HandleValue], depth: int
+        self, values: Iterable[HandleValue], depth: int, *, prefix: bool = False
     ) -> Generator[Exchange, Reply, tuple[tuple[SiteInfo, ...], float]]:
+        """The sites *values* name, and their least TTL; with *prefix*, those of a 303
+        prefix referral (``HS_SITE.PREFIX``, ``HS_NA_DELEGATE``, ``HS_SERV.PREFIX``) instead
+        of ``HS_SITE``, ``HS_SITE.6`` and ``HS_SERV`` (CNRI's ``populateServiceInfoSites``)."""
+        site_types, service_type = (
+            (_PREFIX_SITE_TYPES, "HS_SERV.PREFIX") if prefix else (_SITE_TYPES, "HS_SERV")
+        )
         sites: list[SiteInfo] = []
         ttl = float("inf")
         for value in values:
             kind = value.type.upper()
-            if kind in _SITE_TYPES:
+            if kind in site_types:
                 try:
                     sites.append(site_from_bytes(data_to_wire(value.data)))
                 except HandleFormatError:
                     continue  # a site this build cannot read; CNRI skips it too
                 ttl = min(ttl, value.ttl_seconds())
-            elif kind == "HS_SERV" and isinstance(value.data, bytes):
+            elif kind == service_type and isinstance(value.data, bytes):
                 try:
                     served = service_handle(value.data)
                 except HandleFormatError:
                     continue
-                sites += yield from self._sites_of(served, depth + 1)
+                if prefix:
+                    sites += yield from self._prefix_sites_of(served, depth + 1)
+                else:
+                    sites += yield from self._sites_of(served, depth + 1)
                 ttl = min(ttl, value.ttl_seconds())
         unique = list(dict.fromkeys(sites))
         return _ordered(unique), ttl
+
+    def _prefix_sites_of(
+        self, handle: str, depth: int
+    ) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        """The derived-prefix sites an ``HS_SERV.PREFIX`` service handle holds (none when it
+        cannot be resolved); ``0.NA/0.NA`` stands for the root sites, as in ``HS_SERV``."""
+        if handle.upper() == "0.NA/0.NA":
+            return (yield from self._root())
+        if depth > MAX_SERVICE_DEPTH:
+            msg = f"HS_SERV.PREFIX chain deeper than {MAX_SERVICE_DEPTH} at {handle}"
+            raise HandleServerError(handle, msg)
+        parents = yield from self._service(handle, depth + 1)
+        request = ResolutionRequest(
+            handle, (), _PREFIX_REFERRAL_TYPES, op_flags=self._flags, expiration=self._expiration()
+        )
+        reply, _ = yield from self._query(parents, request, handle, depth)
+        if isinstance(reply, ErrorResponse):
+            return ()
+        sites, _ = yield from self._sites_from(reply.values, depth, prefix=True)
+        return sites
 
     # --- asking a service ----------------------------------------------------------------
 
@@ -500,18 +534,32 @@ class Resolver:
                 detail = "; ".join(failures) or "no server with a query interface"
                 raise TransportError(handle, f"no answer for {request.handle}: {detail}")
             given, where = referral
-            if given.values:
-                sites, _ = yield from self._sites_from(given.values, depth + 1)
-            elif given.handle:
-                sites = yield from self._sites_of(given.handle, depth + 1)
-            else:
-                sites = ()
+            sites = yield from self._referred(given, depth + 1)
             if not sites:
                 msg = f"{where} referred {request.handle} to no site"
                 raise HandleServerError(handle, msg, response_code=given.response_code)
             request = dataclasses.replace(request, recursion_count=request.recursion_count + 1)
         msg = f"{request.handle}: more than {MAX_REFERRALS} referrals"
         raise HandleServerError(handle, msg)
+
+    def _referred(
+        self, given: ReferralResponse, depth: int
+    ) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        """The sites a referral sends the request on to (CNRI's ``sendRequestToService``): a
+        303's derived-prefix sites, or else (and for a 302) the HS_SITE and HS_SERV sites of
+        its values; without values, those of the handle it names."""
+        prefix = given.response_code == RC_PREFIX_REFERRAL
+        sites: tuple[SiteInfo, ...] = ()
+        if given.values and prefix:
+            sites, _ = yield from self._sites_from(given.values, depth, prefix=True)
+        if given.values and not sites:
+            sites, _ = yield from self._sites_from(given.values, depth)
+        elif not given.values and given.handle:
+            if prefix:
+                sites = yield from self._prefix_sites_of(given.handle, depth)
+            else:
+                sites = yield from self._sites_of(given.handle, depth)
+        return sites
 
     def _targets(self, sites: tuple[SiteInfo, ...], handle: str) -> Iterator[Target]:
         """Every (protocol, site, server) to try, in order, made as they are needed: for each
