@@ -258,17 +258,25 @@ class Reads:
         return api_reply(json.dumps(out, ensure_ascii=False, separators=(",", ":")), 200)
 
     async def _ra_of(self, text: str) -> dict[str, str]:
+        """This server's RA for a name or prefix it holds; with an upstream, "Unknown" for
+        one the Handle System holds (which RA registered it is not said by its record)."""
         name = text.strip()
         if PREFIX_ONLY_RE.fullmatch(name):
             exists = await self.store.has_prefix(name)
+            handle = f"0.NA/{name}"  # a prefix exists where its prefix handle does
         else:
             try:
                 doi = DOI(name)
             except InvalidDOI:
                 return {"DOI": text, "status": "Invalid DOI"}
             exists = await self.store.get(doi.key) is not None
+            handle = str(doi)
         if exists:
             return {"DOI": text, "RA": self.ra_name}
+        if self.upstream is not None:
+            found, _ = await self.upstream.record(handle)
+            if found is not None:
+                return {"DOI": text, "status": "Unknown"}
         return {"DOI": text, "status": "DOI does not exist"}
 
     # --- pages and the proxy -----------------------------------------------------------------
