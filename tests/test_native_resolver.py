@@ -30,6 +30,7 @@ from doikit.handle import (
     PROTOCOL_TCP,
     PROTOCOL_UDP,
     GetSiteInfoRequest,
+    HandleRecord,
     HandleValue,
     Interface,
     OpFlag,
@@ -46,7 +47,13 @@ from doikit.handle import (
     site_to_bytes,
     values_to_json,
 )
-from doikit.handle._resolver import Resolver, prefix_handle, root_sites, signature_problem
+from doikit.handle._resolver import (
+    Express,
+    Resolver,
+    prefix_handle,
+    root_sites,
+    signature_problem,
+)
 from doikit.server import Row, open_store
 from test_native_server import udp
 
@@ -596,3 +603,45 @@ def test_cli_a_dead_or_silent_root_is_one_line(network: Network, kind: str) -> N
     assert len(lines) == 1, done.stderr
     assert f"127.0.0.1:{port}" in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def _two_server_site(port: int) -> SiteInfo:
+    interfaces = (Interface(2, PROTOCOL_UDP, port), Interface(2, PROTOCOL_TCP, port))
+    servers = tuple(
+        ServerInfo(n, ipaddress.IPv4Address(f"127.0.0.{n}"), b"", interfaces) for n in (1, 2)
+    )
+    return SiteInfo(servers, protocol_version=(2, 10))
+
+
+def test_express_starts_as_the_resolution_does() -> None:
+    # The express lane's one UDP exchange is the resolution's first (the hashed server of
+    # the first site, the site's version); its plain answer is kept as resolution keeps it.
+    core = Resolver("127.0.0.1:1")
+    assert core.express("10.5555/a") is None  # the service is not known yet
+    core.cache.keep_sites("0.NA/10.5555", 3600, (_two_server_site(2641),))
+    hosts = set()
+    for name in (f"10.5555/Name-{i}" for i in range(40)):
+        express = core.express(name, ("URL",))
+        assert isinstance(express, Express)
+        first = next(core.resolution(name, ("URL",)))
+        assert express.target == first.target
+        hosts.add(express.target.host)
+        request = first.request
+        assert isinstance(request, ResolutionRequest)
+        assert (express.version, express.op_flags) == (request.version, request.op_flags)
+        assert abs(express.expiration - request.expiration) <= 1
+        assert express.key == (name.upper(), ("URL",), ())
+    assert hosts == {"127.0.0.1", "127.0.0.2"}
+    express = core.express("10.5555/kept")
+    assert isinstance(express, Express)
+    assert not core.express_answer(express, HandleRecord("10.5555/other", ()))
+    record = HandleRecord("10.5555/KEPT", (_record("10.5555/kept"),))
+    assert core.express_answer(express, record)
+    assert core.express("10.5555/kept") is record
+    # a "not found" in the cache is raised; a certifying resolver has no express lane
+    core.cache.keep_answer(("10.5555/GONE", (), ()), 30, "gone")
+    with pytest.raises(DOINotFound, match="gone"):
+        core.express("10.5555/gone")
+    certifying = Resolver("127.0.0.1:1", certify=True)
+    certifying.cache.keep_sites("0.NA/10.5555", 3600, (_two_server_site(2641),))
+    assert certifying.express("10.5555/a") is None

@@ -31,7 +31,7 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
 from doikit._errors import DOINotFound, HandleServerError, TransportError
 from doikit.handle._native_site import (
@@ -163,6 +163,19 @@ class Failure:
     """An exchange that gave no answer: *reason* says how (silent, refused, …)."""
 
     reason: str
+
+
+class Express(NamedTuple):
+    """The one UDP exchange a resolution starts with, when it needs no generator to find it
+    (:meth:`Resolver.express`): the request is ``ResolutionRequest(handle, indexes, types,
+    op_flags=op_flags, expiration=expiration, version=version)``; :attr:`key` is the
+    answer's key in the cache (the upper-cased handle first)."""
+
+    key: tuple[str, tuple[str, ...], tuple[int, ...]]
+    target: Target
+    version: tuple[int, int]
+    op_flags: int
+    expiration: int
 
 
 #: What a driver sends back into :meth:`Resolver.resolution`.
@@ -332,11 +345,9 @@ class Resolver:
         :raises doikit.TransportError: no server answered.
         """
         key = (ascii_upper(handle), types, indexes)
-        cached = self.cache.answer(key)
-        if isinstance(cached, HandleRecord):
-            return cached
+        cached = self._answer(handle, key)
         if cached is not None:
-            raise DOINotFound(handle, cached)
+            return cached
         try:
             sites = yield from self._service(handle, 0)
         except _NoService as exc:
@@ -359,6 +370,54 @@ class Resolver:
         if reply.response_code == RC_VALUES_NOT_FOUND:
             return HandleRecord(handle, ())
         raise _server_error(handle, reply, where)
+
+    def _answer(self, handle: str, key: tuple[object, ...]) -> HandleRecord | None:
+        cached = self.cache.answer(key)
+        if isinstance(cached, HandleRecord):
+            return cached
+        if cached is not None:
+            raise DOINotFound(handle, cached)
+        return None
+
+    def express(
+        self, handle: str, types: tuple[str, ...] = (), indexes: tuple[int, ...] = ()
+    ) -> HandleRecord | Express | None:
+        """The start of :meth:`resolution` when it needs no generator: the record in the
+        cache, or the UDP exchange it would make first when the sites of the handle's
+        service are known (not when certifying); ``None`` otherwise. A driver gives the plain
+        answer to :meth:`express_answer`, and anything else (an error, a referral, silence)
+        to :meth:`resolution`, whose first exchange is then the same.
+
+        :raises doikit.DOINotFound: for a "not found" in the cache.
+        """
+        key = (ascii_upper(handle), types, indexes)
+        cached = self._answer(handle, key)
+        if cached is not None:
+            return cached
+        wanted = prefix_handle(handle)
+        sites = self._root_sites if wanted is None else self.cache.sites(wanted)
+        if not sites or self.certify:
+            return None
+        site = sites[0]
+        server, host = self._servers_in_order(site, handle)[0]
+        port = _port(server, PROTOCOL_UDP)
+        if port is None or (
+            self._down and self._down.get((host, port, PROTOCOL_UDP), 0) > self.clock()
+        ):
+            return None
+        target = Target(PROTOCOL_UDP, host, port, server, site)
+        return Express(key, target, _version(site), self._flags, self._expiration())
+
+    def express_answer(self, express: Express, record: HandleRecord) -> bool:
+        """Take *record*, the values of a plain answer (``ResolutionResponse``) to
+        *express*, as :meth:`resolution` would: the server is up, the record kept for its
+        TTL. ``False`` when the answer is for another handle (give it to
+        :meth:`resolution`)."""
+        if ascii_upper(record.handle) != express.key[0]:
+            return False
+        self._mark_up(express.target)
+        self.cache.keep_answer(express.key, _ttl(record.values), record)
+        return True
 
     def service(self, handle: str) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
         """The sites that answer for *handle* (as a generator of exchanges, as
@@ -600,9 +659,7 @@ class Resolver:
     ) -> Iterator[Exchange]:
         for target in targets:
             waits = UDP_WAITS if target.protocol == PROTOCOL_UDP else (STREAM_TIMEOUT,)
-            version = min(target.site.protocol_version, (2, 11))
-            if version < (2, 7):  # what doikit signs and verifies; older peers still answer
-                version = (2, 11)
+            version = _version(target.site)
             if version != request.version:
                 request = dataclasses.replace(request, version=version)
             yield Exchange(request, target, waits)
@@ -632,6 +689,13 @@ def _port(server: ServerInfo, protocol: int) -> int | None:
         if interface.protocol == protocol and interface.query:
             return interface.port
     return None
+
+
+def _version(site: SiteInfo) -> tuple[int, int]:
+    """The protocol version to speak to *site*: its own, at most 2.11; 2.11 to a site older
+    than 2.7 (what doikit signs and verifies; older peers still answer)."""
+    version = min(site.protocol_version, (2, 11))
+    return (2, 11) if version < (2, 7) else version
 
 
 def _ttl(values: tuple[HandleValue, ...]) -> float:
@@ -707,6 +771,7 @@ __all__ = [
     "STREAM_TIMEOUT",
     "UDP_WAITS",
     "Exchange",
+    "Express",
     "Failure",
     "Reply",
     "Resolution",
