@@ -1,9 +1,14 @@
 """CNRI's own Handle client (HANDLE.NET 9.2.0's library, driven by HandleTool) against
-`doikit serve --handle-port`, on SQLite and PostgreSQL: issue 28's interop list.
+`doikit serve --handle-port`, on SQLite and PostgreSQL: issue 28's interop list. And the
+other way round (issue 29, point 4): doikit's native resolver and `doikit serve
+--upstream-root` against CNRI's servers, a root homing 10.5555 and a second server homing
+10.6666 registered at it.
 
 CNRI's code is never part of this repository: build it outside it (handle-protocol.md §21)
 and point ``HANDLE_PEER`` at the build, a directory holding a ``handletool`` command that
-runs HandleTool with CNRI's library. Without it this module is skipped, saying why.
+runs HandleTool with CNRI's library (and, for CNRI's servers, a ``start-server DIR PORT
+HTTP_PORT PREFIX`` command that makes a server directory and runs the server in the
+foreground, saying ``READY`` on stderr). Without it this module is skipped, saying why.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -176,3 +182,215 @@ def test_administration_as_hdl_tools_do_it(peer: Peer) -> None:
     assert peer.tool("remove", name, "2", "--auth-id", peer.secret)["responseCode"] == 1
     assert peer.tool("delete", name, "--auth-id", peer.secret)["responseCode"] == 1
     assert peer.tool("resolve", name, "--udp")["responseCode"] == 100
+
+
+# --- doikit's resolver against CNRI's servers (issue 29, point 4) ------------------------------
+
+_ADMIN = "sec:300:10.5555/ADMIN:secret"  # start-server's default identity for 10.5555
+
+
+def _url_value(url: str) -> str:
+    return json.dumps([{"index": 1, "type": "URL", "data": {"format": "string", "value": url}}])
+
+
+def _start_cnri(
+    where: Path, port: int, prefix: str, *options: str, admin: str | None = None
+) -> subprocess.Popen[bytes]:
+    """CNRI's server homing *prefix* made in *where* by the build's start-server (UDP and
+    TCP on *port*; *admin*/ADMIN with the secret ``secret``: PREFIX/ADMIN unless given),
+    once it says READY."""
+    start = Path(_PEER) / "start-server"
+    if not start.exists():
+        pytest.skip(f"{start} is missing: HANDLE_PEER holds no start-server for CNRI's server")
+    argv = [str(start), *options, str(where), str(port), str(free_port()), prefix]
+    argv += [admin, "secret"] if admin else []
+    log = where.with_suffix(".log")
+    with log.open("wb") as out:
+        process = subprocess.Popen(argv, stdout=out, stderr=out)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        said = log.read_text("utf-8", "replace")
+        if "start-server: READY" in said:
+            return process
+        if process.poll() is not None:
+            pytest.fail(f"start-server exited with {process.returncode}: {said}")
+        time.sleep(0.1)
+    process.kill()
+    process.wait(10)
+    pytest.fail(f"CNRI's server in {where} was not ready within 90 s")
+
+
+@pytest.fixture(scope="module")
+def cnri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Two CNRI servers on loopback; yields the root's HOST:PORT.
+
+    The root homes 0.NA/0.NA and 10.5555 and holds 10.5555/x; the second homes 10.6666 (its
+    HS_SITE registered at the root as 0.NA/10.6666) and holds 10.6666/y and 10.6666/big
+    (about 18 KB: a UDP answer of many packets). 0.NA/10.7777 at the root is an HS_SERV to
+    0.NA/10.6666, so 10.7777/z on the second server is found through a service handle; and
+    0.NA/10.5555 carries an HS_SITE.PREFIX naming the second server, where the derived
+    prefix 10.5555.1 lives, so the root answers 0.NA/10.5555.1 with a 303 prefix referral.
+    """
+    base = tmp_path_factory.mktemp("cnri")
+    root_port, other_port = free_port(), free_port()
+    running: list[subprocess.Popen[bytes]] = []
+    try:
+        running.append(_start_cnri(base / "root", root_port, "10.5555", "--root"))
+        at_root = ("--root-at", f"127.0.0.1:{root_port}", "--root-admin", _ADMIN)
+        running.append(
+            _start_cnri(base / "other", other_port, "10.6666", *at_root, admin="10.5555/ADMIN")
+        )
+        root, other = ("127.0.0.1", str(root_port)), ("127.0.0.1", str(other_port))
+
+        def ok(*args: str) -> None:
+            answer = handletool(*args, "--auth-id", _ADMIN)
+            assert answer.get("responseCode") == 1, (args, answer)
+
+        ok("create", *root, "10.5555/x", _url_value("https://example.org/five"))
+        values = json.loads(_url_value("https://example.org/six"))
+        values.append({"index": 2, "type": "EMAIL", "data": {"format": "string", "value": "b@x"}})
+        ok("create", *other, "10.6666/y", json.dumps(values))
+        big = json.loads(_url_value("https://example.org/big"))
+        big += [
+            {"index": 10 + i, "type": "DESC", "data": {"format": "string", "value": "d" * 900}}
+            for i in range(20)
+        ]
+        ok("create", *other, "10.6666/big", json.dumps(big))
+        # a prefix served through a service handle (HS_SERV)
+        serv = '[{"index":1,"type":"HS_SERV","data":{"format":"string","value":"0.NA/10.6666"}}]'
+        ok("create", *root, "0.NA/10.7777", serv)
+        ok("home", *other, "10.7777")
+        ok("create", *other, "10.7777/z", _url_value("https://example.org/seven"))
+        # a derived prefix, referred to with 303 (CNRI's server answers for 0.NA/10.5555.1
+        # where 0.NA/0.NA/10.5555 is homed)
+        site = handletool("siteinfo", *other, "--tcp")["site"]
+        prefix_site = {
+            "index": 2,
+            "type": "HS_SITE.PREFIX",
+            "data": {"format": "site", "value": site},
+        }
+        ok("add", *root, "0.NA/10.5555", json.dumps([prefix_site]))
+        ok("home", *other, "0.NA/0.NA/10.5555")
+        own = [{"index": 1, "type": "HS_SITE", "data": {"format": "site", "value": site}}]
+        ok("create", *other, "0.NA/10.5555.1", json.dumps(own))
+        ok("home", *other, "10.5555.1")
+        ok("create", *other, "10.5555.1/w", _url_value("https://example.org/derived"))
+        yield f"127.0.0.1:{root_port}"
+    finally:
+        for process in running:
+            process.terminate()
+        for process in running:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+
+
+def resolve_native(root: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [DOIKIT, "resolve", "--native", "--root", root, "--timeout", "20", *args],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("certify", [(), ("--certify",)], ids=["plain", "certified"])
+def test_resolve_native_finds_names_on_both_servers(cnri: str, certify: tuple[str, ...]) -> None:
+    done = resolve_native(cnri, *certify, "10.5555/x", "10.6666/Y")
+    assert (done.returncode, done.stderr) == (0, ""), done
+    assert done.stdout.splitlines() == ["https://example.org/five", "https://example.org/six"]
+
+
+def test_resolve_native_json_and_a_type(cnri: str) -> None:
+    done = resolve_native(cnri, "--json", "10.5555/x", "10.6666/y", "10.6666/big")
+    assert done.returncode == 0, done
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(o["handle"], o["url"]) for o in lines] == [
+        ("10.5555/x", "https://example.org/five"),
+        ("10.6666/y", "https://example.org/six"),
+        ("10.6666/big", "https://example.org/big"),
+    ]
+    assert [v["type"] for v in lines[1]["values"]] == ["URL", "EMAIL"]
+    assert len(lines[2]["values"]) == 21  # a UDP answer of many packets, reassembled
+    typed = resolve_native(cnri, "--type", "EMAIL", "10.6666/y")
+    assert (typed.returncode, typed.stdout) == (0, "b@x\n"), typed
+
+
+def test_resolve_native_through_a_service_handle_and_a_prefix_referral(cnri: str) -> None:
+    done = resolve_native(cnri, "10.7777/z", "10.5555.1/w")
+    assert (done.returncode, done.stderr) == (0, ""), done
+    assert done.stdout.splitlines() == ["https://example.org/seven", "https://example.org/derived"]
+
+
+def test_resolve_native_not_found_exits_1(cnri: str) -> None:
+    done = resolve_native(cnri, "10.5555/x", "10.6666/absent", "10.8888/z", "10.5555.1/absent")
+    assert done.returncode == 1, done
+    assert done.stdout.splitlines() == ["https://example.org/five"]
+    said = done.stderr.splitlines()
+    assert len(said) == 3, said
+    assert "10.6666/absent" in said[0]
+    assert "knows no such handle (rc 100)" in said[0]
+    assert "0.NA/10.8888 is not registered" in said[1]
+    assert "10.5555.1/absent" in said[2]
+    assert "DOINotFound" in done.stderr
+    assert "HandleServerError" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def proxy(cnri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`doikit serve --upstream-root` at the CNRI root, on an empty SQLite store."""
+    store = f"sqlite:///{tmp_path_factory.mktemp('upstream') / 'empty.sqlite3'}"
+    running = start_server(store, demo=False, token_prefixes=(), options=("--upstream-root", cnri))
+    try:
+        yield running
+    finally:
+        stop_server(running)
+
+
+_FOUND = [
+    ("10.5555/x", "https://example.org/five"),
+    ("10.6666/y", "https://example.org/six"),
+    ("10.7777/z", "https://example.org/seven"),
+    ("10.5555.1/w", "https://example.org/derived"),
+]
+
+
+@pytest.mark.parametrize(("name", "url"), _FOUND, ids=[n for n, _ in _FOUND])
+def test_serve_upstream_root_answers_over_rest_and_redirects(
+    proxy: Server, name: str, url: str
+) -> None:
+    rest = httpx.get(f"{proxy.url}/api/handles/{name}", timeout=30)
+    assert rest.status_code == 200, rest.text
+    body = rest.json()
+    assert (body["responseCode"], body["handle"]) == (1, name)
+    assert body["values"][0]["data"]["value"] == url
+    redirect = httpx.get(f"{proxy.url}/{name}", timeout=30)
+    assert redirect.status_code == 302, redirect.text
+    assert redirect.headers["location"] == url
+    shown = httpx.get(f"{proxy.url}/{name}?noredirect", timeout=30)
+    assert shown.status_code == 200
+    assert url in shown.text
+
+
+@pytest.mark.parametrize("name", ["10.6666/absent", "10.8888/z"])
+def test_serve_upstream_root_not_found_is_404(proxy: Server, name: str) -> None:
+    rest = httpx.get(f"{proxy.url}/api/handles/{name}", timeout=30)
+    assert (rest.status_code, rest.json()) == (404, {"responseCode": 100, "handle": name})
+    assert httpx.get(f"{proxy.url}/{name}", timeout=30).status_code == 404
+
+
+def test_serve_upstream_root_which_ra(proxy: Server) -> None:
+    asked = "10.5555/x,10.6666/y,10.6666/absent,10.6666,10.8888,not-a-doi"
+    r = httpx.get(f"{proxy.url}/ra/{asked}", timeout=30)
+    assert r.status_code == 200
+    assert r.json() == [
+        {"DOI": "10.5555/x", "status": "Unknown"},  # held upstream: which RA is not said
+        {"DOI": "10.6666/y", "status": "Unknown"},
+        {"DOI": "10.6666/absent", "status": "DOI does not exist"},
+        {"DOI": "10.6666", "status": "Unknown"},  # 0.NA/10.6666 is registered at the root
+        {"DOI": "10.8888", "status": "DOI does not exist"},
+        {"DOI": "not-a-doi", "status": "Invalid DOI"},
+    ]
