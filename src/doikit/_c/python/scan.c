@@ -1,0 +1,376 @@
+/* The extractor's scan, in C (issue 14): doikit._speedups.Scan.
+ *
+ * doikit._extract._scan's loop without a Python frame per DOI: it runs the candidate
+ * pattern's finditer and builds the Found of each candidate the pattern has decided (in
+ * text, and in a URL when the candidate holds no escape, no second '/' and cannot end in a
+ * glued file), trimmed of trailing punctuation as _scan does; every other candidate goes
+ * to _extract._decide, the same Python code the pure-Python scan calls, which answers
+ * (found or None, position, action). The pure-Python _scan is the reference; a property
+ * test holds the two to each other on any text, whole and in chunks. */
+#include "speedups.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *finditer; /* the candidate pattern's finditer(text, position) */
+    PyObject *text;     /* an exact str */
+    PyObject *matches;  /* the running finditer, or NULL before a (re)start */
+    PyObject *doi;      /* the DOI class (a subtype of DOIState) */
+    PyObject *found;    /* the Found class (a subtype of tuple) */
+    PyObject *decide;   /* _decide(text, match, resume, base) -> (found | None, position, action) */
+    PyObject *resume;   /* a list (a stream's chunk), or None */
+    PyObject *base_int; /* base as an int, for _decide */
+    Py_ssize_t position; /* where the scan goes on: past what has been taken or refused */
+    Py_ssize_t base;     /* the stream offset of text[0] */
+    Py_ssize_t tail;     /* _extract._TAIL */
+    int done;
+    int running;         /* inside scan_next (which calls Python code): as a generator is */
+    char trail[128];    /* _extract._TRAIL_CHARS: cut from a decided candidate's end */
+    char url_odd[128];  /* _extract._GLUED_FILE_LAST: a URL candidate so ending goes to _decide */
+} ScanObject;
+
+enum { GO_ON = 0, RESTART = 1, STOP = 2 }; /* _decide's actions (_extract) */
+
+static PyObject *str_lastindex, *str_span;
+
+/* Whether *c* is one of the ASCII characters a set of *flags* marks. */
+static inline int
+marked(const char *flags, Py_UCS4 c)
+{
+    return c < 128 && flags[c];
+}
+
+/* Mark in *flags* the characters of *chars*, which must be ASCII. */
+static int
+mark(char *flags, PyObject *chars)
+{
+    if (!PyUnicode_IS_ASCII(chars)) {
+        PyErr_SetString(PyExc_ValueError, "Scan(): a character set must be ASCII (internal)");
+        return -1;
+    }
+    const Py_UCS1 *each = PyUnicode_1BYTE_DATA(chars);
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(chars); i++) {
+        flags[each[i]] = 1;
+    }
+    return 0;
+}
+
+static PyObject *
+scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *finditer, *text, *resume, *doi, *found, *decide, *trail, *url_odd;
+    Py_ssize_t position, base, tail;
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_SetString(PyExc_TypeError, "Scan() takes no keyword arguments");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OUnOnOOOnUU:Scan", &finditer, &text, &position, &resume, &base,
+                          &doi, &found, &decide, &tail, &trail, &url_odd)) {
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(text) || !PyType_Check(doi) ||
+        !PyType_IsSubtype((PyTypeObject *)doi, &dk_StateType) || !PyType_Check(found) ||
+        !PyType_IsSubtype((PyTypeObject *)found, &PyTuple_Type) ||
+        (resume != Py_None && !PyList_Check(resume))) {
+        PyErr_SetString(PyExc_TypeError, "Scan(): arguments of the wrong type (internal)");
+        return NULL;
+    }
+    if (position < 0 || base < 0 || base > PY_SSIZE_T_MAX - PyUnicode_GET_LENGTH(text)) {
+        PyErr_SetString(PyExc_ValueError, "Scan(): a position out of range (internal)");
+        return NULL;
+    }
+    ScanObject *self = (ScanObject *)type->tp_alloc(type, 0); /* (zeroed) */
+    if (self == NULL) {
+        return NULL;
+    }
+    if (mark(self->trail, trail) < 0 || mark(self->url_odd, url_odd) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->finditer = Py_NewRef(finditer);
+    self->text = Py_NewRef(text);
+    self->doi = Py_NewRef(doi);
+    self->found = Py_NewRef(found);
+    self->decide = Py_NewRef(decide);
+    self->resume = Py_NewRef(resume);
+    self->base_int = PyLong_FromSsize_t(base);
+    if (self->base_int == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->position = position;
+    self->base = base;
+    self->tail = tail;
+    return (PyObject *)self;
+}
+
+static int
+scan_traverse(ScanObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->finditer);
+    Py_VISIT(self->text);
+    Py_VISIT(self->matches);
+    Py_VISIT(self->doi);
+    Py_VISIT(self->found);
+    Py_VISIT(self->decide);
+    Py_VISIT(self->resume);
+    Py_VISIT(self->base_int);
+    return 0;
+}
+
+static int
+scan_clear(ScanObject *self)
+{
+    Py_CLEAR(self->finditer);
+    Py_CLEAR(self->text);
+    Py_CLEAR(self->matches);
+    Py_CLEAR(self->doi);
+    Py_CLEAR(self->found);
+    Py_CLEAR(self->decide);
+    Py_CLEAR(self->resume);
+    Py_CLEAR(self->base_int);
+    return 0;
+}
+
+static void
+scan_dealloc(ScanObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    scan_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The Found of text[start:end] at the stream offset base + start (a new reference).
+ * *from* and *to*, when not NULL, are those offsets as ints already (the match's own). */
+static PyObject *
+scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, PyObject *to)
+{
+    PyObject *name = PyUnicode_Substring(self->text, start, end);
+    if (name == NULL) {
+        return NULL;
+    }
+    PyObject *doi = dk_build((PyTypeObject *)self->doi, Py_NewRef(name), dk_key_of(name));
+    if (doi == NULL) {
+        Py_DECREF(name);
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)self->found;
+    PyObject *found = type->tp_alloc(type, 4); /* as tuple.__new__(Found, …) makes it */
+    from = from != NULL ? Py_NewRef(from) : PyLong_FromSsize_t(self->base + start);
+    to = to != NULL ? Py_NewRef(to) : PyLong_FromSsize_t(self->base + end);
+    if (found == NULL || from == NULL || to == NULL) {
+        Py_XDECREF(found);
+        Py_XDECREF(from);
+        Py_XDECREF(to);
+        Py_DECREF(doi);
+        Py_DECREF(name);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(found, 0, doi);
+    PyTuple_SET_ITEM(found, 1, from);
+    PyTuple_SET_ITEM(found, 2, to);
+    PyTuple_SET_ITEM(found, 3, name);
+    return found;
+}
+
+static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span);
+
+/* The Found of a candidate the pattern has decided (_scan's first two branches), or NULL:
+ * with an exception set on failure, without one when _decide must see the candidate. */
+static PyObject *
+scan_decided(ScanObject *self, PyObject *match)
+{
+    PyObject *kind = PyObject_GetAttr(match, str_lastindex);
+    if (kind == NULL) {
+        return NULL;
+    }
+    int in_url = kind != Py_None;
+    long group = in_url ? PyLong_AsLong(kind) : 0;
+    Py_DECREF(kind);
+    if (group != 0 && group != 1) {
+        return NULL; /* (an error from PyLong_AsLong stays set) */
+    }
+    PyObject *span = PyObject_CallMethodNoArgs(match, str_span);
+    if (span == NULL) {
+        return NULL;
+    }
+    PyObject *found = scan_decided_span(self, in_url, span);
+    Py_DECREF(span);
+    return found;
+}
+
+/* scan_decided's answer for the match's *span*: whose ints the Found takes when they are
+ * its offsets (saving two ints per DOI in a whole text). */
+static PyObject *
+scan_decided_span(ScanObject *self, int in_url, PyObject *span)
+{
+    if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
+        PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
+    Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t matched_end = end;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(self->text);
+    if (start < 0 || start > end || end > length) {
+        PyErr_SetString(PyExc_ValueError, "Scan(): a match outside the text (internal)");
+        return NULL;
+    }
+    if (self->resume != Py_None && end >= length - 1) {
+        return NULL; /* in a stream, the next chunk may go on with it */
+    }
+    int unicode_kind = PyUnicode_KIND(self->text);
+    const void *data = PyUnicode_DATA(self->text);
+    while (end > start && marked(self->trail, PyUnicode_READ(unicode_kind, data, end - 1))) {
+        end--;
+    }
+    if (end == start) {
+        return NULL; /* nothing left (the pattern's matches start with '10.': never) */
+    }
+    if (in_url) {
+        /* as _extract._url_plain: else _url_name has something to say (an escape, a view
+         * or file after a second '/', a file glued to the end) */
+        if (marked(self->url_odd, PyUnicode_READ(unicode_kind, data, end - 1))) {
+            return NULL;
+        }
+        int slashes = 0;
+        for (Py_ssize_t at = start; at < end; at++) {
+            Py_UCS4 c = PyUnicode_READ(unicode_kind, data, at);
+            if (c == '%' || (c == '/' && ++slashes > 1)) {
+                return NULL;
+            }
+        }
+    }
+    self->position = end;
+    PyObject *from = self->base == 0 ? PyTuple_GET_ITEM(span, 0) : NULL;
+    PyObject *to = self->base == 0 && end == matched_end ? PyTuple_GET_ITEM(span, 1) : NULL;
+    return scan_found(self, start, end, from, to);
+}
+
+static PyObject *scan_step(ScanObject *self);
+
+static PyObject *
+scan_next(ScanObject *self)
+{
+    /* _decide is Python code, during which another thread may call next() on the same
+     * scan: refused, as a running generator refuses it. */
+    if (self->running) {
+        PyErr_SetString(PyExc_ValueError, "the scan is already running");
+        return NULL;
+    }
+    self->running = 1;
+    PyObject *found = scan_step(self);
+    self->running = 0;
+    if (found == NULL && PyErr_Occurred()) {
+        self->done = 1; /* as a generator that raised is finished */
+        Py_CLEAR(self->matches);
+    }
+    return found;
+}
+
+static PyObject *
+scan_step(ScanObject *self)
+{
+    while (!self->done) {
+        if (self->matches == NULL) {
+            self->matches = PyObject_CallFunction(self->finditer, "On", self->text,
+                                                  self->position);
+            if (self->matches == NULL) {
+                return NULL;
+            }
+            if (!PyIter_Check(self->matches)) {
+                Py_CLEAR(self->matches);
+                PyErr_SetString(PyExc_TypeError, "Scan(): finditer gave no iterator (internal)");
+                return NULL;
+            }
+        }
+        PyObject *match = PyIter_Next(self->matches);
+        if (match == NULL) {
+            if (PyErr_Occurred()) {
+                return NULL;
+            }
+            self->done = 1;
+            Py_CLEAR(self->matches);
+            if (self->resume != Py_None) {
+                /* A start may be split at the end of the chunk ('…10.10' + '00/182'). */
+                Py_ssize_t next = PyUnicode_GET_LENGTH(self->text) - self->tail;
+                PyObject *at = PyLong_FromSsize_t(self->position > next ? self->position : next);
+                if (at == NULL || PyList_Append(self->resume, at) < 0) {
+                    Py_XDECREF(at);
+                    return NULL;
+                }
+                Py_DECREF(at);
+            }
+            return NULL;
+        }
+        PyObject *found = scan_decided(self, match);
+        if (found != NULL || PyErr_Occurred()) {
+            Py_DECREF(match);
+            return found;
+        }
+        PyObject *call[] = {self->text, match, self->resume, self->base_int};
+        PyObject *answer = PyObject_Vectorcall(self->decide, call, 4, NULL);
+        Py_DECREF(match);
+        if (answer == NULL) {
+            return NULL;
+        }
+        if (!PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 3) {
+            Py_DECREF(answer);
+            PyErr_SetString(PyExc_TypeError, "_decide() must give a 3-tuple (internal)");
+            return NULL;
+        }
+        Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 1));
+        long action = PyLong_AsLong(PyTuple_GET_ITEM(answer, 2));
+        if (PyErr_Occurred()) {
+            Py_DECREF(answer);
+            return NULL;
+        }
+        self->position = position;
+        if (action == STOP) {
+            self->done = 1; /* a stream's chunk ends inside a DOI: _walk has set resume */
+            Py_CLEAR(self->matches);
+        }
+        else if (action == RESTART) {
+            Py_CLEAR(self->matches); /* scan on from position, past what _walk read */
+        }
+        found = PyTuple_GET_ITEM(answer, 0);
+        if (found != Py_None) {
+            Py_INCREF(found);
+            Py_DECREF(answer);
+            return found;
+        }
+        Py_DECREF(answer);
+    }
+    return NULL;
+}
+
+PyTypeObject dk_ScanType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "doikit._speedups.Scan",
+    .tp_doc = PyDoc_STR("Scan(finditer, text, position, resume, base, doi, found, decide, tail, "
+                        "trail, url_odd)"
+                        "\n--\n\nThe extractor's scan of one text (doikit._extract._scan, "
+                        "in C; internal)."),
+    .tp_basicsize = sizeof(ScanObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_new = scan_new,
+    .tp_dealloc = (destructor)scan_dealloc,
+    .tp_traverse = (traverseproc)scan_traverse,
+    .tp_clear = (inquiry)scan_clear,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)scan_next,
+};
+
+/* Ready the type and the names it looks up: 0, or -1 with an exception. */
+int
+dk_scan_ready(void)
+{
+    if (PyType_Ready(&dk_ScanType) < 0) {
+        return -1;
+    }
+    str_lastindex = PyUnicode_InternFromString("lastindex");
+    str_span = PyUnicode_InternFromString("span");
+    return str_lastindex == NULL || str_span == NULL ? -1 : 0;
+}
