@@ -128,6 +128,13 @@ def _site_servers(given: tuple[str, ...]) -> list[SiteServer]:
     default=None,
     help="Also serve the native Handle protocol on this port, UDP and TCP (2641 is its own).",
 )
+@click.option(
+    "--handle-processes",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes answering the Handle protocol on a SQLite store (default: one per CPU,"
+    " at most 8); on PostgreSQL one.",
+)
 @_site_options
 @click.option(
     "--upstream",
@@ -153,6 +160,7 @@ def serve(
     max_connections: int,
     access_log: bool,
     handle_port: int | None,
+    handle_processes: int | None,
     site_server: tuple[str, ...],
     server_id: int,
     mirror: bool,
@@ -191,6 +199,7 @@ def serve(
             limits=limits,
             access_log=access_log,
             handle_port=handle_port,
+            handle_processes=handle_processes,
             site_servers=_site_servers(site_server),
             server_id=server_id,
             mirror=mirror,

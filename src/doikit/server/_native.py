@@ -5,17 +5,18 @@ same store answered over UDP and TCP on ``--handle-port``, as a prefix's handle 
 :class:`UdpEndpoint` and :class:`TcpEndpoint` move the bytes, through the codec's
 :class:`~doikit.handle.UdpReassembler` and :class:`~doikit.handle.TcpFramer`.
 
-Served today: GET_SITE_INFO (this server's ``HS_SITE``) and RESOLUTION (type and index
-filters; public-only answers hide values without public read exactly as the REST API
-does); a prefix this server does not home is answered 301, as CNRI's server answers.
-Every other operation is answered ``OPERATION_NOT_SUPPORTED`` (5) with a message naming
-the REST API, which does them.
+Served: GET_SITE_INFO (this server's ``HS_SITE``), RESOLUTION (type and index filters;
+public-only answers hide values without public read exactly as the REST API does; a
+prefix this server does not home is answered 301, as CNRI's server answers), and with an
+administrator (:mod:`._native_admin`) challenges, sessions and every change. On a store
+that reads on threads of its own, the common resolution is answered by the lanes of
+:mod:`._native_lanes`, on every core; everything else by the endpoints here.
 
 Hostile input: a message is at most 262,144 bytes (the protocol's limit; a length field
 claiming more is refused before anything is read), a TCP connection that sends nothing
 whole within :data:`TCP_IDLE` seconds is closed, UDP requests of several packets wait at
 most a few seconds for the rest, and what one address may be sent over UDP is limited by
-a byte budget (:class:`_UdpBudget`): no amplification beyond a few answers per second.
+a byte budget (:class:`UdpBudget`): no amplification beyond a few answers per second.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol, cast
 
 from doikit._syntax import fold
 from doikit.handle import (
@@ -442,17 +443,22 @@ def _protocol_error(unit: bytes, detail: str) -> bytes | None:
         return None
 
 
-class _UdpBudget:
-    """Bytes each address may still be sent over UDP: a token bucket per address."""
+class UdpBudget:
+    """Bytes each address may still be sent over UDP: a token bucket per address, with
+    one of *shares* equal parts of an address's rate and burst (several buckets, in
+    several lanes and processes, answer the same addresses)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shares: int = 1) -> None:
         self._buckets: dict[object, tuple[float, float]] = {}
+        self._rate = UDP_RATE / shares
+        self._burst = UDP_BURST / shares
 
     def take(self, address: object, size: int, asked: int, now: float) -> bool:
         """Whether *size* bytes may be sent to *address*, which sent *asked* bytes."""
-        tokens, last = self._buckets.pop(address, (float(UDP_BURST), now))
-        earned = (now - last) * UDP_RATE + asked * UDP_AMPLIFICATION
-        tokens = min(float(UDP_BURST), tokens + earned)
+        burst = self._burst
+        tokens, last = self._buckets.pop(address, (burst, now))
+        earned = (now - last) * self._rate + asked * UDP_AMPLIFICATION
+        tokens = min(burst, tokens + earned)
         allowed = tokens >= size
         self._buckets[address] = (tokens - size if allowed else tokens, now)
         if len(self._buckets) > _MAX_ADDRESSES:
@@ -460,14 +466,26 @@ class _UdpBudget:
         return allowed
 
 
-class UdpEndpoint(asyncio.DatagramProtocol):
-    """The native protocol over UDP: datagrams reassembled, answered in packets of 512."""
+class Answering(Protocol):
+    """What the endpoints ask of a service: a :class:`NativeService`, or another
+    process's relay to one (:class:`~._native_lanes.RelayedService`)."""
 
-    def __init__(self, service: NativeService) -> None:
+    def answer_now(self, unit: bytes) -> bytes | None:
+        """The common answer at once, or ``None``."""
+
+    async def answer_bytes(self, unit: bytes) -> list[bytes]:
+        """The encoded answers to *unit*."""
+
+
+class UdpEndpoint(asyncio.DatagramProtocol):
+    """The native protocol over UDP: datagrams reassembled, answered in packets of 512;
+    *shares*: as :class:`UdpBudget`'s."""
+
+    def __init__(self, service: Answering, *, shares: int = 1) -> None:
         self.service = service
         self.transport: asyncio.DatagramTransport | None = None
         self.reassembler = UdpReassembler()
-        self.budget = _UdpBudget()
+        self.budget = UdpBudget(shares)
         self.dropped = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -510,7 +528,7 @@ class TcpEndpoint(asyncio.Protocol):
     """The native protocol over TCP: one request per connection unless the client asks to
     keep it (KEEP_ALIVE), as CNRI's server does."""
 
-    def __init__(self, service: NativeService) -> None:
+    def __init__(self, service: Answering) -> None:
         self.service = service
         self.transport: asyncio.Transport | None = None
         self.framer = TcpFramer()
@@ -588,6 +606,8 @@ class NativeConfig:
     servers: tuple[SiteServer, ...] = ()  # the site's servers; () = this one alone
     server_id: int = 1
     mirror: bool = False
+    processes: int = 1  # processes answering on the sockets (:mod:`._native_lanes`)
+    relay: str | None = None  # the first process's local socket, for the others
 
     def site(self, public_key: bytes) -> SiteInfo:
         """This server's ``HS_SITE``."""
@@ -641,15 +661,43 @@ async def serve_native(
     authority: Authority,
     config: NativeConfig,
     sockets: list[socket.socket] | None,
-) -> tuple[NativeService, list[asyncio.AbstractServer | asyncio.BaseTransport]]:
-    """The native service of *config*, listening (on *sockets* when given)."""
+) -> tuple[NativeService, list[Listening]]:
+    """The native service of *config*, listening (on *sockets* when given: with lanes
+    when the store can read on their threads, :mod:`._native_lanes`; and the relay of
+    the other processes when *config* names one)."""
     service = native_service(store, writes, authority, config)
-    return service, await start_native(service, config.host, config.port, sockets=sockets)
+    if not sockets or not hasattr(store, "point_reader"):
+        return service, await start_native(service, config.host, config.port, sockets=sockets)
+    from doikit.server._native_lanes import Lanes, Relay  # noqa: PLC0415
+
+    lanes = Lanes(
+        asyncio.get_running_loop(),
+        store,
+        service,
+        service.site.serial_number,
+        tcp=sockets[0],
+        udp=sockets[-1],
+        shares=config.processes,
+    )
+    listening: list[Listening] = [lanes]
+    if config.relay is not None:
+        relay = Relay(service)
+        await relay.start(config.relay)
+        listening.insert(0, relay)
+    lanes.start()
+    return service, listening
+
+
+class Listening(Protocol):
+    """What serves the native protocol until it is closed."""
+
+    def close(self) -> None:
+        """Stop serving."""
 
 
 async def start_native(
     service: NativeService, host: str, port: int, *, sockets: list[socket.socket] | None = None
-) -> list[asyncio.AbstractServer | asyncio.BaseTransport]:
+) -> list[Listening]:
     """Serve *service* at *host*:*port* over TCP and UDP, on the bound *sockets* when given
     (a listening TCP socket first, a UDP socket last)."""
     loop = asyncio.get_running_loop()

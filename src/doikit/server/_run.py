@@ -7,7 +7,9 @@ import contextlib
 import errno
 import inspect
 import os
+import shutil
 import socket
+import tempfile
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -152,6 +154,7 @@ def run(
     limits: Limits | None = None,
     access_log: bool = False,
     handle_port: int | None = None,
+    handle_processes: int | None = None,
     site_servers: Sequence[SiteServer] = (),
     server_id: int = 1,
     mirror: bool = False,
@@ -193,6 +196,7 @@ def run(
             native += listen(host, handle_port, datagram=True, option="--handle-port")
             stack.callback(native[-1].close)
             NATIVE_SOCKETS[:] = native
+            processes, relay = _processes(url, handle_processes, stack)
             NativeConfig(
                 host,
                 handle_port,
@@ -201,8 +205,17 @@ def run(
                 servers=tuple(site_servers),
                 server_id=server_id,
                 mirror=mirror,
+                processes=processes,
+                relay=relay,
             ).to_env()
+            if processes > 1:
+                from doikit.server import _native_lanes  # noqa: PLC0415
+
+                others = _native_lanes.spawn(processes - 1, native[0], native[-1])
+                stack.callback(_native_lanes.end, others)
             native_note = f", the Handle protocol on udp and tcp port {handle_port}"
+            if processes > 1:
+                native_note += f" ({processes} processes)"
         shown_host = f"[{host}]" if ":" in host else host
         workers_note = f", {workers} workers" if workers > 1 else ""
         print(  # noqa: T201 - the one line that says it is up
@@ -231,6 +244,28 @@ def run(
                 server.run(sockets=sockets)
                 if not server.started:  # the app did not start (uvicorn.run's exit status)
                     raise SystemExit(3)
+
+
+def _processes(url: str, asked: int | None, stack: contextlib.ExitStack) -> tuple[int, str | None]:
+    """How many processes answer the native protocol, and the path of the first one's
+    relay for the others (a private directory, removed at the end): on SQLite *asked* or
+    one per CPU; on PostgreSQL one (:mod:`._native_lanes` reads on threads of its own only
+    from SQLite).
+
+    :raises ListenError: when more than one is asked for on PostgreSQL.
+    """
+    from doikit.server._native_lanes import default_processes  # noqa: PLC0415
+
+    if not url.startswith("sqlite:///"):
+        if asked is not None and asked > 1:
+            raise ListenError("--handle-processes above 1 needs a SQLite store")
+        return 1, None
+    processes = asked if asked is not None else default_processes()
+    if processes == 1 or os.name != "posix":
+        return 1, None
+    directory = tempfile.mkdtemp(prefix="doikit-relay-")  # (mode 0700)
+    stack.callback(shutil.rmtree, directory, ignore_errors=True)
+    return processes, os.path.join(directory, "relay")  # noqa: PTH118 - a socket path, as text
 
 
 def _supervise(config: uvicorn.Config, sockets: list[socket.socket]) -> None:

@@ -167,13 +167,18 @@ class _Snapshot:
     map, every statement is its own transaction.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, shared: _Snapshot | None = None) -> None:
         self.conn = conn
         self._seen = b""
         self._changed = 0.0
         self._ending: asyncio.TimerHandle | None = None
+        self._began = 0.0  # (without a loop: when the kept transaction began)
+        self._timed = shared is None
         self._shm: mmap.mmap | None = None
         self._fd = -1
+        if shared is not None:  # a reader of a thread of its own, on the store's mapping
+            self._shm = shared._shm  # noqa: SLF001 - the same class's
+            return
         file = next(
             (row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), ""
         )
@@ -192,10 +197,17 @@ class _Snapshot:
             self.end()
             self._seen = header
             self._changed = time.monotonic()
-        elif not self.conn.in_transaction and time.monotonic() - self._changed >= QUIET_SECONDS:
-            loop = asyncio.get_running_loop()  # (first: no transaction without its end)
-            self.conn.execute("BEGIN")
-            self._ending = loop.call_later(SNAPSHOT_SECONDS, self.end)
+        elif not self.conn.in_transaction:
+            if time.monotonic() - self._changed >= QUIET_SECONDS:
+                if self._timed:
+                    loop = asyncio.get_running_loop()  # (first: no transaction without its end)
+                    self.conn.execute("BEGIN")
+                    self._ending = loop.call_later(SNAPSHOT_SECONDS, self.end)
+                else:
+                    self.conn.execute("BEGIN")
+                    self._began = time.monotonic()
+        elif not self._timed and time.monotonic() - self._began >= SNAPSHOT_SECONDS:
+            self.end()
         return self.conn
 
     def end(self) -> None:
@@ -213,7 +225,11 @@ class _Snapshot:
         self.conn.close()
 
     def release(self) -> None:
-        """Unmap and close the -shm file: once every connection of the store is closed."""
+        """Unmap and close the -shm file: once every connection of the store is closed (a
+        reader on the store's mapping leaves it to the store's)."""
+        if not self._timed:
+            self._shm = None
+            return
         if self._shm is not None:
             self._shm.close()
             self._shm = None
@@ -340,6 +356,14 @@ class SQLiteStore:
             raise StoreUnavailable(f"SQLite: {exc}") from exc
         return None if row is None else StoredRecord(row[0], row[1])
 
+    def point_reader(self) -> PointReader:
+        """A reader of single records for a thread of its own (the native protocol's lanes,
+        :mod:`doikit.server._native_lanes`), on a connection of its own; close it before
+        the store."""
+        if self._reader is None:
+            raise RuntimeError("the store is not open")
+        return PointReader(_Snapshot(_connect(self.path), shared=self._reader))
+
     async def swap(self, key: str, expected: str | None, row: Row | None) -> bool:
         """Compare and set one record in its own transaction."""
 
@@ -458,3 +482,34 @@ class SQLiteStore:
                 "SELECT prefixes FROM tokens WHERE digest = ?", (digest,)
             ).fetchone()
         return None if row is None else tuple(row[0].split())
+
+
+class PointReader:
+    """Single records read on one thread, no event loop: :meth:`get` as the store's
+    ``get_now``, with the same kept read transaction (:class:`_Snapshot`), which the thread
+    ends with :meth:`rest` before it waits for work, and which ends by itself on the first
+    read after :data:`SNAPSHOT_SECONDS`."""
+
+    def __init__(self, snapshot: _Snapshot) -> None:
+        self._snapshot = snapshot
+
+    def get(self, key: str) -> StoredRecord | None:
+        """The record stored under *key*, or ``None``.
+
+        :raises StoreUnavailable: when SQLite cannot answer.
+        """
+        try:
+            row = self._snapshot.current().execute(_GET, (key,)).fetchone()
+        except sqlite3.OperationalError as exc:
+            raise StoreUnavailable(f"SQLite: {exc}") from exc
+        return None if row is None else StoredRecord(row[0], row[1])
+
+    def rest(self) -> None:
+        """End the kept read transaction (nothing to read for now)."""
+        with contextlib.suppress(sqlite3.Error):
+            self._snapshot.end()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._snapshot.close()
+        self._snapshot.release()
