@@ -2,7 +2,7 @@
 
     python benchmarks/bench_native.py [--records 1000000] [--requested K] [--duration 10]
         [--rounds 3] [--cnri HOST:PORT] [--window 128] [--connections 32] [--sources 1024]
-        [--rate R] [--store-file PATH]
+        [--rate R] [--store-file PATH] [--processes N]
 
 1. Compiles ``benchmarks/native_load.c`` (the load generator, the same for every server)
    with the C compiler at hand into a temporary directory.
@@ -171,13 +171,22 @@ def server_pid(port: int) -> int | None:
 
 
 def cpu_seconds(pid: int | None) -> float | None:
+    """The CPU time of *pid* and of its children (``doikit serve --handle-processes``)."""
     if pid is None:
         return None
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = 0
+    found = False
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            found = found or int(entry.name) == pid
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK") if found else None
 
 
 @dataclass
@@ -260,6 +269,9 @@ def main() -> None:  # noqa: PLR0915 - one linear script: build, fill, serve, lo
     parser.add_argument("--sources", type=int, default=1024, help="loopback source addresses")
     parser.add_argument("--rate", type=float, default=0, help="also UDP at this many req/s")
     parser.add_argument("--store-file", type=Path, help="keep (or reuse) the SQLite store here")
+    parser.add_argument(
+        "--processes", type=int, help="doikit serve --handle-processes (default: its own)"
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="doikit-bench-native-"))
@@ -288,6 +300,7 @@ def main() -> None:  # noqa: PLR0915 - one linear script: build, fill, serve, lo
                 str(free_port()),
                 "--handle-port",
                 str(port),
+                *(["--handle-processes", str(args.processes)] if args.processes else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
