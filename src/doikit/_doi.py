@@ -23,6 +23,8 @@ from doikit._present import (
 from doikit._safety import Finding, findings
 from doikit._syntax import RESOLVER_HOSTS, fold
 
+#: The resolver a name is presented under when none is given: the doi.org proxy. The one
+#: spelling of it: URLs, the CLI's --resolver defaults and the client's base URL take it.
 DEFAULT_RESOLVER: Final = "https://doi.org/"
 
 

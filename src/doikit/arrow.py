@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from doikit._doi import _SPEEDUPS, DOI, normalize_many, parse_many
+from doikit._doi import _SPEEDUPS, DEFAULT_RESOLVER, DOI, normalize_many, parse_many
 from doikit._errors import needs_extra
 from doikit._extract import find_all as _find_all
 
@@ -113,7 +113,7 @@ def is_valid(column: Column) -> Column:
     return _each_chunk(column, convert)
 
 
-def to_url(column: Column, resolver: str = "https://doi.org/") -> Column:
+def to_url(column: Column, resolver: str = DEFAULT_RESOLVER) -> Column:
     """Each text's DOI as a resolver URL with the Handbook's encoding (:meth:`DOI.to_url`)."""
     known = DOI._known  # noqa: SLF001 - the names come from parse_many, already checked
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from doikit._doi import DEFAULT_RESOLVER
 from doikit.cli._input import DOI_TYPE, inputs, require_extra
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ def _client_options(command: Callable[..., None]) -> Callable[..., None]:
         [
             click.option(
                 "--resolver",
-                default="https://doi.org",
+                default=DEFAULT_RESOLVER.rstrip("/"),  # the client's DEFAULT_BASE_URL
                 show_default=True,
                 envvar="DOIKIT_RESOLVER",
                 help="The proxy to ask: doi.org, hdl.handle.net or a doikit serve "

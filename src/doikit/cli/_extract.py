@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Final, NamedTuple
 import click
 
 from doikit import DOI, Found, FoundShort, find_all, find_short
+from doikit._doi import DEFAULT_RESOLVER
 from doikit._lines import Readable, TextBlocks
 from doikit.cli._input import terminal_hint
 from doikit.pdf import MEMORY, TIMEOUT, is_pdf
@@ -326,7 +327,7 @@ class _Writer:
     def short(self, found: FoundShort) -> None:
         handle = found.handle
         if _first_time(self._seen, handle):
-            out = {"bare": "", "url": "https://doi.org/", "uri": "doi:"}[self._form] + handle
+            out = {"bare": "", "url": DEFAULT_RESOLVER, "uri": "doi:"}[self._form] + handle
             self._write(out, "shortdoi", handle, found)
 
     def pdf(self, found: PDFFound) -> None:

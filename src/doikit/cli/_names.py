@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from doikit import DOI, InvalidDOI
+from doikit._doi import DEFAULT_RESOLVER
 from doikit.cli._input import DOI_TYPE, Input, file_hint, inputs, invalid_message, problem
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def check(texts: tuple[str, ...], *, as_json: bool) -> None:
     help="The presentation to write.",
 )
 @click.option(
-    "--resolver", default="https://doi.org/", show_default=True, help="Resolver for --to url."
+    "--resolver", default=DEFAULT_RESOLVER, show_default=True, help="Resolver for --to url."
 )
 @click.option(
     "--encoding",

@@ -14,7 +14,7 @@ from urllib.parse import urlencode, urlsplit
 import httpx
 
 from doikit import __version__
-from doikit._doi import DOI
+from doikit._doi import DEFAULT_RESOLVER, DOI
 from doikit._errors import (
     DOIError,
     MalformedResponse,
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
     from doikit.handle import HandleRecord
 
-DEFAULT_BASE_URL: Final = "https://doi.org"
+DEFAULT_BASE_URL: Final = DEFAULT_RESOLVER.rstrip("/")
 #: Requests in flight in :meth:`AsyncClient.resolve_many` by default: over HTTP, and over the
 #: native protocol (UDP, at most ``per_server`` of them to one server).
 CONCURRENCY: Final = 64
