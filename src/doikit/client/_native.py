@@ -19,7 +19,7 @@ import dataclasses
 import secrets
 import socket
 import time
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 from urllib.parse import quote
 
 import httpx
@@ -37,7 +37,11 @@ if TYPE_CHECKING:
 
     from doikit.handle._resolver import Reply, Resolution
     from doikit.handle._values import HandleRecord
-    from doikit.handle._wire_messages import Message
+    from doikit.handle._wire_messages import (
+        Message,
+        VerifyChallengeRequest,
+        VerifyChallengeResponse,
+    )
 
 #: The most UDP requests the async driver keeps in flight to one server: thousands of names
 #: in a batch reach a server 128 at a time. A burst of 128 small requests fits in Linux's
@@ -341,6 +345,18 @@ class AsyncNativeResolver(_Driver):
         :raises doikit.TransportError: when it does not answer within the timeout.
         """
         await self._run(self.core.root(), self.core.root_address or "the root")
+
+    async def verify_challenge(self, request: VerifyChallengeRequest) -> VerifyChallengeResponse:
+        """*request* asked of the server that holds its identity, the answer signed and
+        verified (:meth:`doikit.handle.Resolver.verification`): how a handle server checks
+        a secret-key answer of an identity held elsewhere.
+
+        :raises doikit.DOINotFound: no service for the identity's prefix.
+        :raises doikit.HandleServerError: an error answer, a bad or missing signature.
+        :raises doikit.TransportError: no server answered within the timeout.
+        """
+        answer = await self._run(self.core.verification(request), request.identity_handle)
+        return cast("VerifyChallengeResponse", answer)
 
     async def _run(self, gen: Generator[Exchange, Reply, object], label: str) -> HandleRecord:
         deadline = time.monotonic() + self.timeout

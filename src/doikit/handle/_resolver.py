@@ -59,6 +59,8 @@ from doikit.handle._wire_messages import (
     ResolutionRequest,
     ResolutionResponse,
     SiteInfoResponse,
+    VerifyChallengeRequest,
+    VerifyChallengeResponse,
 )
 
 if TYPE_CHECKING:
@@ -143,7 +145,7 @@ class Exchange:
     :attr:`waits` but the last (CNRI's retry scheme); over TCP and HTTP, one wait. The driver
     sets the request id, and answers with the decoded reply or a :class:`Failure`."""
 
-    request: ResolutionRequest | GetSiteInfoRequest
+    request: ResolutionRequest | GetSiteInfoRequest | VerifyChallengeRequest
     target: Target
     waits: tuple[float, ...]
 
@@ -151,7 +153,7 @@ class Exchange:
     def key(self) -> tuple[object, ...]:
         """What makes two exchanges the same question (a driver may ask it once)."""
         r = self.request
-        handle = r.handle
+        handle = r.identity_handle if isinstance(r, VerifyChallengeRequest) else r.handle
         types = r.types if isinstance(r, ResolutionRequest) else ()
         indexes = r.indexes if isinstance(r, ResolutionRequest) else ()
         return (self.target.protocol, self.target.host, self.target.port, r.op_code, handle,
@@ -182,6 +184,7 @@ class Express(NamedTuple):
 Reply: TypeAlias = "Message | Failure"
 #: The generator of one resolution.
 Resolution: TypeAlias = "Generator[Exchange, Reply, HandleRecord]"
+_Answer: TypeAlias = "ResolutionResponse | ErrorResponse | VerifyChallengeResponse"
 
 
 class _NoService(Exception):  # noqa: N818 - internal: a prefix the root does not know
@@ -428,6 +431,28 @@ class Resolver:
             message = f"no service for {handle}: {exc.handle} is not registered at {exc.where}"
             raise DOINotFound(handle, message) from None
 
+    def verification(
+        self, request: VerifyChallengeRequest
+    ) -> Generator[Exchange, Reply, VerifyChallengeResponse]:
+        """*request* asked of the service that holds its identity handle, as CNRI's server
+        asks it when a challenge is answered with a key held elsewhere (§11.3): the answer,
+        signed (CT) by the server that gave it and verified with the key its site lists,
+        whether or not this resolver certifies.
+
+        :raises doikit.DOINotFound: no service for the identity's prefix.
+        :raises doikit.HandleServerError: an error answer, a bad or missing signature.
+        :raises doikit.TransportError: no server answered.
+        """
+        handle = request.identity_handle
+        sites = yield from self.service(handle)
+        asked = dataclasses.replace(
+            request, op_flags=request.op_flags | OpFlag.CERTIFY, expiration=self._expiration()
+        )
+        reply, where = yield from self._query(sites, asked, handle, 0, certify=True)
+        if isinstance(reply, VerifyChallengeResponse):
+            return reply
+        raise _server_error(handle, reply, where)
+
     # --- finding the service -----------------------------------------------------------------
 
     def root(self) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
@@ -482,7 +507,7 @@ class Resolver:
             handle, (), SERVICE_TYPES, op_flags=self._flags, expiration=self._expiration()
         )
         reply, where = yield from self._query(parents, request, handle, depth)
-        if isinstance(reply, ErrorResponse):
+        if not isinstance(reply, ResolutionResponse):
             # 301 from every server: none homes the prefix handle (doikit serve's answer
             # where CNRI's root, homing 0.NA/0.NA, answers 100).
             if reply.response_code in (RC_HANDLE_NOT_FOUND, RC_VALUES_NOT_FOUND, 301):
@@ -541,7 +566,7 @@ class Resolver:
             handle, (), _PREFIX_REFERRAL_TYPES, op_flags=self._flags, expiration=self._expiration()
         )
         reply, _ = yield from self._query(parents, request, handle, depth)
-        if isinstance(reply, ErrorResponse):
+        if not isinstance(reply, ResolutionResponse):
             return ()
         sites, _ = yield from self._sites_from(reply.values, depth, prefix=True)
         return sites
@@ -549,9 +574,21 @@ class Resolver:
     # --- asking a service ----------------------------------------------------------------
 
     def _query(
-        self, sites: tuple[SiteInfo, ...], request: ResolutionRequest, handle: str, depth: int
-    ) -> Generator[Exchange, Reply, tuple[ResolutionResponse | ErrorResponse, str]]:
-        """The answer of the service of *sites* to *request*, referrals followed."""
+        self,
+        sites: tuple[SiteInfo, ...],
+        request: ResolutionRequest | VerifyChallengeRequest,
+        handle: str,
+        depth: int,
+        *,
+        certify: bool = False,
+    ) -> Generator[Exchange, Reply, tuple[_Answer, str]]:
+        """The answer of the service of *sites* to *request*, referrals followed (and its
+        signature verified when this resolver or *certify* says so)."""
+        answers = (
+            VerifyChallengeResponse
+            if isinstance(request, VerifyChallengeRequest)
+            else ResolutionResponse
+        )
         for _ in range(MAX_REFERRALS + 1):
             failures: list[str] = []
             errors: list[tuple[ErrorResponse, str]] = []
@@ -568,7 +605,7 @@ class Resolver:
                     continue
                 self._mark_up(exchange.target)
                 answered.add(exchange.target.server)
-                if self.certify:
+                if self.certify or certify:
                     self._verify(reply, exchange.target, handle)
                 if isinstance(reply, ReferralResponse) and reply.response_code in (
                     RC_SERVICE_REFERRAL,
@@ -579,26 +616,27 @@ class Resolver:
                 if isinstance(reply, ErrorResponse) and reply.response_code in _TRY_ELSEWHERE:
                     errors.append((reply, where))
                     continue
-                if isinstance(reply, ResolutionResponse) and ascii_upper(
-                    reply.handle
-                ) != ascii_upper(request.handle):
+                if isinstance(reply, ResolutionResponse) and (
+                    not isinstance(request, ResolutionRequest)
+                    or ascii_upper(reply.handle) != ascii_upper(request.handle)
+                ):
                     failures.append(f"{where}: answered for {reply.handle!r}")
                     continue
-                if isinstance(reply, ResolutionResponse | ErrorResponse):
+                if isinstance(reply, ErrorResponse | answers):
                     return reply, where
                 failures.append(f"{where}: answered {type(reply).__name__}")
             if referral is None:
                 if errors:
                     return errors[-1]
                 detail = "; ".join(failures) or "no server with a query interface"
-                raise TransportError(handle, f"no answer for {request.handle}: {detail}")
+                raise TransportError(handle, f"no answer for {handle}: {detail}")
             given, where = referral
             sites = yield from self._referred(given, depth + 1)
             if not sites:
-                msg = f"{where} referred {request.handle} to no site"
+                msg = f"{where} referred {handle} to no site"
                 raise HandleServerError(handle, msg, response_code=given.response_code)
             request = dataclasses.replace(request, recursion_count=request.recursion_count + 1)
-        msg = f"{request.handle}: more than {MAX_REFERRALS} referrals"
+        msg = f"{handle}: more than {MAX_REFERRALS} referrals"
         raise HandleServerError(handle, msg)
 
     def _referred(
@@ -655,7 +693,9 @@ class Resolver:
         return host
 
     def _exchanges(
-        self, targets: Iterable[Target], request: ResolutionRequest | GetSiteInfoRequest
+        self,
+        targets: Iterable[Target],
+        request: ResolutionRequest | GetSiteInfoRequest | VerifyChallengeRequest,
     ) -> Iterator[Exchange]:
         for target in targets:
             waits = UDP_WAITS if target.protocol == PROTOCOL_UDP else (STREAM_TIMEOUT,)
@@ -710,8 +750,10 @@ def _said(reply: Reply) -> str:
     return f"answered {type(reply).__name__}"
 
 
-def _server_error(handle: str, reply: ErrorResponse, where: str) -> HandleServerError:
-    detail = f": {reply.message}" if reply.message else ""
+def _server_error(handle: str, reply: Message, where: str) -> HandleServerError:
+    """The error of an answer that is no answer to the question (an error response)."""
+    said = getattr(reply, "message", "")
+    detail = f": {said}" if said else ""
     msg = f"resolving {handle} failed at {where} with responseCode {reply.response_code}{detail}"
     return HandleServerError(handle, msg, response_code=reply.response_code)
 

@@ -87,6 +87,7 @@ from doikit.server._native_sessions import Sessions
 
 if TYPE_CHECKING:
     import socket
+    from collections.abc import Callable, Coroutine
 
     from doikit.handle import Message
     from doikit.server._auth import Authority, Caller
@@ -608,6 +609,7 @@ class NativeConfig:
     mirror: bool = False
     processes: int = 1  # processes answering on the sockets (:mod:`._native_lanes`)
     relay: str | None = None  # the first process's local socket, for the others
+    upstream: str | None = None  # the Handle System's root: "" the published, or HOST:PORT
 
     def site(self, public_key: bytes) -> SiteInfo:
         """This server's ``HS_SITE``."""
@@ -640,7 +642,7 @@ def native_service(
     """The service of ``doikit serve --handle-port``: its server key and sealing key from
     the directory ``config.keys`` (made there on first start), its site from *config*."""
     from doikit.server._auth import SEALING  # noqa: PLC0415
-    from doikit.server._native_admin import NativeAdmin  # noqa: PLC0415
+    from doikit.server._native_admin import NativeAdmin, RemoteIdentities  # noqa: PLC0415
     from doikit.server._native_keys import SERVER_KEY_FILE, ServerKey, seal_key  # noqa: PLC0415
 
     keys = Path(config.keys) if config.keys is not None else None
@@ -648,7 +650,8 @@ def native_service(
     seal = seal_key(keys) if keys is not None else None
     SEALING.key = seal
     site = config.site(key.public_blob if key is not None else b"")
-    admin = NativeAdmin(store, writes, authority, seal)
+    remote = None if config.upstream is None else RemoteIdentities(config.upstream or None)
+    admin = NativeAdmin(store, writes, authority, seal, remote)
     # A store on a streaming standby is a mirror's, whatever was said (its site says so
     # only when told: --mirror).
     mirror = config.mirror or bool(getattr(store, "standby", False))
@@ -666,8 +669,11 @@ async def serve_native(
     when the store can read on their threads, :mod:`._native_lanes`; and the relay of
     the other processes when *config* names one)."""
     service = native_service(store, writes, authority, config)
+    remote = service.admin.remote if service.admin is not None else None
+    closing: list[Listening] = [] if remote is None else [_Closing(remote.close)]
     if not sockets or not hasattr(store, "point_reader"):
-        return service, await start_native(service, config.host, config.port, sockets=sockets)
+        started = await start_native(service, config.host, config.port, sockets=sockets)
+        return service, [*started, *closing]
     from doikit.server._native_lanes import Lanes, Relay  # noqa: PLC0415
 
     lanes = Lanes(
@@ -679,7 +685,7 @@ async def serve_native(
         udp=sockets[-1],
         shares=config.processes,
     )
-    listening: list[Listening] = [lanes]
+    listening: list[Listening] = [lanes, *closing]
     if config.relay is not None:
         relay = Relay(service)
         await relay.start(config.relay)
@@ -693,6 +699,17 @@ class Listening(Protocol):
 
     def close(self) -> None:
         """Stop serving."""
+
+
+class _Closing:
+    """A coroutine function to close with, as a :class:`Listening` (run as a task)."""
+
+    def __init__(self, aclose: Callable[[], Coroutine[object, object, None]]) -> None:
+        self.aclose = aclose
+        self.task: asyncio.Task[None] | None = None
+
+    def close(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self.aclose())
 
 
 async def start_native(

@@ -6,22 +6,30 @@ same compare-and-set, so what one interface writes the other reads at once).
 A request that changes or lists is answered 402 with a nonce and a fresh session id that
 names the pending challenge; the client answers with RESPONSE_TO_CHALLENGE (200) on that
 session id, signed with an ``HS_PUBKEY`` (RSA or DSA) or MAC'd with an ``HS_SECKEY`` of the
-identity, which must be held by this server; the original request is then carried out
-and answered. Pending challenges are bounded (:data:`MAX_PENDING`) and expire after
-:data:`CHALLENGE_TTL` seconds; failed answers are slowed like HTTP Basic guesses
-(:class:`~._auth.Throttle`'s delay, per handle).
+identity; the original request is then carried out and answered. An identity held by
+another server (its handle neither in the store nor under a prefix homed here) is checked
+as CNRI's server checks it (§11.3), when ``doikit serve`` is told how to reach the Handle
+System (``--upstream``, ``--upstream-root``; :class:`RemoteIdentities`): a public key is
+resolved from its server, the answer signed, and checked here; a secret-key answer is sent
+to the identity's server in a VERIFY_CHALLENGE, whose signed answer says whether it is
+right. Without it, such identities are refused (403), as before. Pending challenges are
+bounded (:data:`MAX_PENDING`) and expire after :data:`CHALLENGE_TTL` seconds; failed
+answers are slowed like HTTP Basic guesses (:class:`~._auth.Throttle`'s delay, per handle).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from doikit._errors import ResolutionError, TransportError
 from doikit._syntax import PREFIX_ONLY_RE, fold
 from doikit.handle import (
+    DIGEST_MD5_OLD,
     RC_AUTHENTICATION_FAILED,
     RC_ERROR,
     RC_HANDLE_ALREADY_EXISTS,
@@ -36,6 +44,7 @@ from doikit.handle import (
     CreateHandleRequest,
     CreateHandleResponse,
     DeleteHandleRequest,
+    HandleFormatError,
     HandleValue,
     HomeNARequest,
     ListHandlesRequest,
@@ -45,8 +54,11 @@ from doikit.handle import (
     ModifyValueRequest,
     OpFlag,
     RemoveValueRequest,
+    RequestDigest,
     SuccessResponse,
     UnhomeNARequest,
+    VerifyChallengeRequest,
+    data_to_wire,
     request_digest,
     type_matches,
     values_to_json,
@@ -65,6 +77,7 @@ if TYPE_CHECKING:
 
 #: The requests that change the store (a mirror refuses them).
 CHANGES: Final = (
+    HandleFormatError,
     HomeNARequest,
     UnhomeNARequest,
     CreateHandleRequest,
@@ -75,6 +88,8 @@ CHANGES: Final = (
 )
 #: The requests that need an identity: the changes and the listings.
 ADMIN_REQUESTS: Final = (*CHANGES, ListHandlesRequest, ListNAsRequest)
+log = logging.getLogger("doikit.server")
+
 #: Seconds an answer to a challenge may take, and how many challenges may wait at once.
 CHALLENGE_TTL: Final = 60.0
 MAX_PENDING: Final = 10_000
@@ -138,21 +153,46 @@ class NativeAdmin:
     """Checks challenge answers and carries out the changes they authorize."""
 
     def __init__(
-        self, store: Store, writes: Writes, authority: Authority, seal: bytes | None
+        self,
+        store: Store,
+        writes: Writes,
+        authority: Authority,
+        seal: bytes | None,
+        remote: RemoteIdentities | None = None,
     ) -> None:
         self.store = store
         self.writes = writes
         self.authority = authority
         self.seal = seal
+        self.remote = remote
         self._failures = Failures()  # wrong answers per handle, counted as HTTP Basic's
 
     async def identify(self, answer: ChallengeAnswerRequest, pending: Pending) -> Caller | int:
         """The caller *answer* proves to be, or the response code refusing it."""
         data = pending.nonce + pending.digest
         handle, index = answer.identity_handle, answer.identity_index
-        if not await self.proves(handle, index, answer.auth_type, answer.signed_response, data):
+        if self.remote is not None and not await self._held_here(handle):
+            await asyncio.sleep(failure_delay(self._failures.count(fold(handle))))
+            right = await self.remote.proves(answer, pending)
+            if right:
+                self._failures.forget(fold(handle))
+            else:
+                self._failures.failed(fold(handle))
+        else:
+            right = await self.proves(handle, index, answer.auth_type, answer.signed_response, data)
+        if not right:
             return RC_AUTHENTICATION_FAILED
         return Caller(identity=(index, handle))
+
+    async def _held_here(self, handle: str) -> bool:
+        """Whether *handle* is this server's to hold: in the store, or under a prefix it
+        homes (then a missing identity is simply wrong, not asked elsewhere)."""
+        if await self.store.get(fold(handle)) is not None:
+            return True
+        prefix = handle.partition("/")[0]
+        if await self.store.get(fold("0.NA/" + prefix)) is not None:
+            return True
+        return await self.store.has_prefix(fold(prefix))
 
     async def proves(
         self, handle: str, index: int, auth_type: str, signed: bytes, data: bytes
@@ -268,3 +308,48 @@ class NativeAdmin:
             if len(names) < LIST_PAGE:
                 break
         return out
+
+
+class RemoteIdentities:
+    """Identities held by other servers, checked through the Handle System from *root*
+    (``None``: the published root; ``"HOST:PORT"``: a private one), as CNRI's server
+    checks them (§11.3). Every answer used is signed by the server that gave it and
+    verified with the key its site lists; anything that cannot be had (no service, no
+    answer, a bad signature) refuses the identity, and says why in the log."""
+
+    def __init__(self, root: str | None, *, timeout: float = 10.0) -> None:
+        from doikit.client._native import AsyncNativeResolver  # noqa: PLC0415
+
+        self.resolver = AsyncNativeResolver(root, timeout=timeout, certify=True)
+
+    async def close(self) -> None:
+        """Close the resolver's sockets."""
+        await self.resolver.aclose()
+
+    async def proves(self, answer: ChallengeAnswerRequest, pending: Pending) -> bool:
+        """Whether *answer* is right for *pending*, by the identity's own server."""
+        handle, index = answer.identity_handle, answer.identity_index
+        try:
+            if answer.auth_type == "HS_PUBKEY":
+                record = await self.resolver.resolve(handle, indexes=(index,))
+                return any(
+                    value.index == index
+                    and type_matches(value.type, "HS_PUBKEY")
+                    and public_answer_ok(
+                        answer.signed_response,
+                        data_to_wire(value.data),
+                        pending.nonce + pending.digest,
+                    )
+                    for value in record.values
+                )
+            verify = VerifyChallengeRequest(
+                handle,
+                index,
+                pending.nonce,
+                RequestDigest(DIGEST_MD5_OLD, pending.digest),
+                answer.signed_response,
+            )
+            return (await self.resolver.verify_challenge(verify)).valid
+        except (ResolutionError, TransportError, HandleFormatError) as exc:
+            log.warning("the identity %s:%s could not be checked: %s", index, handle, exc)
+            return False

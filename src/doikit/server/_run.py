@@ -207,6 +207,7 @@ def run(
                 mirror=mirror,
                 processes=processes,
                 relay=relay,
+                upstream=upstream,
             ).to_env()
             if processes > 1:
                 from doikit.server import _native_lanes  # noqa: PLC0415
