@@ -1,0 +1,102 @@
+"""The quick path: a candidate of the common shape (the pattern's group 2) checked by what
+surrounds it; None leaves it to the walk, whose answers it must give (a property test)."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from doikit._doi import valid_doi
+from doikit._extract._found import Found, _new_found
+from doikit._extract._make import _PREPRINTS, _as_letters, _versioned
+from doikit._extract._pattern import (
+    _ENDER_CHARS,
+    _IS_PLACEHOLDER,
+    _PLACEHOLDER_STARTS,
+    _SHAPED,
+    _TRAILING,
+    _URN,
+)
+from doikit._extract._run import _SICI_CHECK_BREAK
+from doikit._extract._url import _BOUNDARIES, _URL_VIEW_AFTER, _after_doi_path_label, _url_name
+from doikit._hyphens import mended
+
+# What, right before a candidate of the common shape (which the pattern has found not glued
+# to a word, '.', '-' or '_'), leaves the decision to the walk or a closer look: '/', '='
+# or '%' (a URL or an escape), ':' (urn:doi: names use ':' and are walked; 'doi:' is
+# checked for).
+_QUICK_AFTER_NOT: Final = frozenset("/=:%")
+# The resolver URLs _quick reads itself when they follow a boundary.
+# (the commonest resolver URLs, decided by _quick: a subset of RESOLVER_HOSTS's, which the
+# walk reads whole; a test checks that they are)
+_QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
+
+
+_QUICK_URL_ODD: Final = re.compile(rf"[?#']|{_URL_VIEW_AFTER}", re.ASCII).search
+# After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
+# the candidate is unbalanced).
+_QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>" + _ENDER_CHARS)
+_QUICK_TRIM: Final = "".join(sorted(_TRAILING))
+_LINE_END_AHEAD: Final = re.compile(r"[ \t]*+\r?(?:\n|\Z)").match
+
+
+def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found | None:
+    """The DOI of a candidate of the common shape, or None when the walk must decide."""
+    start, end = match.span()
+    length = len(text)
+    if resume is not None and end + 1 >= length:
+        return None  # the next chunk may go on with this DOI
+    in_url = False
+    if start:
+        before = text[start - 1]
+        if before in _QUICK_AFTER_NOT:
+            if before == ":":
+                if text[start - 8 : start].lower() == _URN or _after_doi_path_label(text, start):
+                    return None  # a URN, or a URL path's '/doi:' (_in_url decides)
+            elif (
+                before != "/"
+                or not _after_resolver(text, start)
+                or _QUICK_URL_ODD(text, start, end)
+            ):
+                return None
+            else:
+                in_url = True
+    if end < length:
+        after = text[end]
+        if after not in _QUICK_ENDS and not (
+            after == "," or (after == ";" and (end + 1 == length or text[end + 1] in _QUICK_ENDS))
+        ):
+            return None
+        if after == ";" and _SICI_CHECK_BREAK(text, end - 2):
+            return None  # a SICI name broken before its check character: the walk joins it
+    suffix = match.start(_SHAPED)  # the registrant is no number: the pattern saw to it
+    raw = match.group()
+    if "\\" in raw:
+        return None  # escapes (\\/, \\_) are read by the walk
+    if _LINE_END_AHEAD(text, end):
+        return None  # a DOI broken across lines may go on: the walk decides
+    written = raw.rstrip(_QUICK_TRIM)
+    if len(written) <= suffix - start:
+        return None  # nothing of the suffix is left
+    if written.startswith(_PREPRINTS) and _versioned(written):
+        return None
+    if written[suffix - start] in _PLACEHOLDER_STARTS and _IS_PLACEHOLDER(written, suffix - start):
+        return None
+    name = _url_name(written) if in_url else written
+    if name is None or not name.isprintable():
+        return None
+    return _new_found(
+        Found, (valid_doi(mended(_as_letters(name))), start, start + len(written), written)
+    )
+
+
+def _after_resolver(text: str, start: int) -> bool:
+    """Whether a common resolver URL, right after a boundary, ends at *start*."""
+    for head in _QUICK_HEADS:
+        at = start - len(head)
+        if at >= 0 and text.startswith(head, at) and (at == 0 or text[at - 1] in _BOUNDARIES):
+            return True
+    return False
+
+
+# How many starts the rest of a run the walk has read may hold for the scan to read it again
