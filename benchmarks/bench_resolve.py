@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import itertools
 import resource
 import socket
 import subprocess
@@ -45,10 +46,13 @@ import httpx
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_serve import fill, free_port
 from doikit.client import AsyncClient, Cache
+from doikit.client._native_batch import resolve_many_native
 from doikit.handle import (
     PROTOCOL_UDP,
+    UDP_PAYLOAD,
     GetSiteInfoRequest,
     HandleValue,
+    HandleWireError,
     Interface,
     OpFlag,
     ResolutionResponse,
@@ -134,16 +138,24 @@ def be_own_root(store: str, site: SiteInfo) -> None:
 
 
 async def native_batch(
-    root: str, names: list[str] | range, concurrency: int
+    root: str, names: list[str] | range, concurrency: int, way: str = "resolve_many"
 ) -> tuple[float, int, str]:
     """Names/s, how many failed, and the first failure (a loaded machine drops datagrams;
-    the failures are counted, not hidden)."""
+    the failures are counted, not hidden). *way* ``batch``: the batch path without a task
+    per name (``resolve_many_native``), not yet what ``resolve_many`` calls."""
     start = time.perf_counter()
     done = failed = 0
     first = ""
     async with AsyncClient(root=root, timeout=60) as client:
         texts = (f"10.5555/bench-{i}" for i in names) if isinstance(names, range) else names
-        async for item in client.resolve_many(texts, concurrency=concurrency):
+        items = (
+            resolve_many_native(
+                client, texts, concurrency=concurrency, ordered=False, types=(), indexes=()
+            )
+            if way == "batch"
+            else client.resolve_many(texts, concurrency=concurrency)
+        )
+        async for item in items:
             done += 1
             if item.error is not None:
                 failed += 1
@@ -151,9 +163,67 @@ async def native_batch(
     return done / (time.perf_counter() - start), failed, first
 
 
+# The peer's answer to a resolution of H: one URL value, https://example.org/H, as the codec
+# writes it (envelope, header, body, an empty credential) with the request id, the lengths
+# and H spliced in; tests/test_native_resolver.py holds it equal to the codec's.
+_ANSWER_ENVELOPE = bytes.fromhex("020b 020b 00000000")
+_ANSWER_HEADER = bytes.fromhex("00000001 00000001 80000000 ffff 00 00 00000000")
+_ANSWER_VALUE = bytes.fromhex("00000001 00000001 00000000 00 00015180 0e 00000003 55524c")
+_ANSWER_URL = b"https://example.org/"
+_OP_RESOLUTION = bytes.fromhex("00000001")
+_NO_CODE = bytes(4)
+
+
+def peer_answer(request: bytes) -> bytes | None:
+    """The answer to a one-datagram resolution *request* of a handle outside ``0.NA/``,
+    spliced from a template (no decode, no encode), or ``None``: the codec answers."""
+    if request[20:28] != _OP_RESOLUTION + _NO_CODE or len(request) < 48:
+        return None
+    n = int.from_bytes(request[44:48], "big")
+    handle = request[48 : 48 + n]
+    body = 2 * n + 57
+    if len(handle) != n or handle[:5].upper() == b"0.NA/" or body + 28 > UDP_PAYLOAD:
+        return None
+    return b"".join(
+        (
+            _ANSWER_ENVELOPE,
+            request[8:12],
+            _NO_CODE,
+            (body + 28).to_bytes(4, "big"),
+            _ANSWER_HEADER,
+            body.to_bytes(4, "big"),
+            request[44 : 48 + n],
+            _ANSWER_VALUE,
+            (n + len(_ANSWER_URL)).to_bytes(4, "big"),
+            _ANSWER_URL,
+            handle,
+            bytes(8),
+        )
+    )
+
+
+def codec_answer(data: bytes, site: SiteInfo) -> list[bytes]:
+    """The datagrams of the answer the codec builds: site information for GET_SITE_INFO,
+    *site* as the HS_SITE of a ``0.NA/`` handle, a URL value for any other handle."""
+    request = decode(data)
+    flags = OpFlag.AUTHORITATIVE
+    handle = getattr(request, "handle", "/")
+    if isinstance(request, GetSiteInfoRequest):
+        answer: SiteInfoResponse | ResolutionResponse = SiteInfoResponse(
+            site=site, request_id=request.request_id, op_flags=flags
+        )
+    else:
+        if handle.upper().startswith("0.NA/"):
+            value = HandleValue(1, "HS_SITE", data_from_wire("HS_SITE", site_to_bytes(site)))
+        else:
+            value = HandleValue(1, "URL", _ANSWER_URL + handle.encode())
+        answer = ResolutionResponse(handle, (value,), request_id=request.request_id, op_flags=flags)
+    return encode_datagrams(answer)
+
+
 def peer(port: int) -> None:
-    """A UDP peer built with doikit's codec: its own root and the server of every name,
-    answering each resolution with one URL value made from the request."""
+    """A UDP peer: its own root and the server of every name, answering each resolution with
+    one URL value (:func:`peer_answer`; the rare rest with doikit's codec)."""
     site = SiteInfo(
         (
             ServerInfo(
@@ -162,56 +232,51 @@ def peer(port: int) -> None:
         ),
         primary=True,
     )
-    site_value = HandleValue(1, "HS_SITE", data_from_wire("HS_SITE", site_to_bytes(site)))
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     sock.bind(("127.0.0.1", port))
+    receive, send = sock.recvfrom, sock.sendto
     while True:
-        data, address = sock.recvfrom(65536)
-        request = decode(data)
-        flags = OpFlag.AUTHORITATIVE
-        handle = getattr(request, "handle", "/")
-        if isinstance(request, GetSiteInfoRequest):
-            answer: SiteInfoResponse | ResolutionResponse = SiteInfoResponse(
-                site=site, request_id=request.request_id, op_flags=flags
-            )
-        else:
-            value = site_value
-            if not handle.upper().startswith("0.NA/"):
-                value = HandleValue(1, "URL", b"https://example.org/" + handle.encode())
-            answer = ResolutionResponse(
-                handle, (value,), request_id=request.request_id, op_flags=flags
-            )
-        for packet in encode_datagrams(answer):
-            sock.sendto(packet, address)
+        data, address = receive(65536)
+        answer = peer_answer(data)
+        if answer is not None:
+            send(answer, address)
+            continue
+        try:
+            packets = codec_answer(data, site)
+        except HandleWireError:
+            continue
+        for packet in packets:
+            send(packet, address)
 
 
-def child(port: int, count: int, concurrency: int) -> None:
+def child(port: str, count: str, concurrency: str, way: str) -> None:
     """Resolve *count* names against the peer; print names/s and peak memory (MiB)."""
-    rate, failed, first = asyncio.run(native_batch(f"127.0.0.1:{port}", range(count), concurrency))
+    root = f"127.0.0.1:{port}"
+    rate, failed, first = asyncio.run(native_batch(root, range(int(count)), int(concurrency), way))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{rate:.0f} {peak:.1f} {failed}")
     if first:
         print(first, file=sys.stderr)
 
 
-def native_alone(count: int, concurrency: int) -> list[tuple[int, float, float, int]]:
-    """Names/s and peak MiB of the native client for count/10 and count names."""
+def native_alone(count: int, concurrency: int) -> list[tuple[str, int, float, float, int]]:
+    """Names/s and peak MiB of the native client for count/10 and count names, each way."""
     port = free_port()
     here = str(Path(__file__))
     server = subprocess.Popen([sys.executable, here, "--peer", str(port)])
     out = []
     try:
         time.sleep(1.0)
-        for n in (count // 10, count):
+        for way, n in itertools.product(("resolve_many", "batch"), (count // 10, count)):
             done = subprocess.run(
-                [sys.executable, here, "--child", str(port), str(n), str(concurrency)],
+                [sys.executable, here, "--child", str(port), str(n), str(concurrency), way],
                 capture_output=True,
                 text=True,
                 check=True,
             )
             rate, peak, failed = done.stdout.split()
-            out.append((n, float(rate), float(peak), int(failed)))
+            out.append((way, n, float(rate), float(peak), int(failed)))
             if done.stderr:
                 print(f"  first failure of {n:,}: {done.stderr.strip()[:200]}")
     finally:
@@ -229,7 +294,7 @@ def main() -> None:
     parser.add_argument("--native-concurrency", type=int, default=4096)
     parser.add_argument("--native-names", type=int, default=0, help="the native client alone")
     parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--child", type=int, nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peer is not None or args.child is not None:
         peer(args.peer) if args.peer is not None else child(*args.child)
@@ -286,8 +351,10 @@ def main() -> None:
 
 def report_alone(count: int, concurrency: int) -> None:
     print(f"the native client alone against a codec-built UDP peer, {concurrency} in flight")
-    for n, rate, peak, failed in native_alone(count, concurrency):
-        print(f"{n:>10,} names {rate:>10,.0f} /s  peak {peak:>7.1f} MiB  {failed:,} failed")
+    for way, n, rate, peak, failed in native_alone(count, concurrency):
+        print(
+            f"{way:12} {n:>10,} names {rate:>10,.0f} /s  peak {peak:>7.1f} MiB  {failed:,} failed"
+        )
 
 
 if __name__ == "__main__":

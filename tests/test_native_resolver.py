@@ -25,6 +25,8 @@ from conftest import DOIKIT, free_port, start_server, stop_server
 from doikit import DOINotFound, HandleServerError, TransportError
 from doikit.client import AsyncClient, Client
 from doikit.client._native import AsyncNativeResolver, NativeResolver
+from doikit.client._native_batch import resolve_many_native
+from doikit.client._native_fast import RequestTemplates, read_answer
 from doikit.handle import (
     PROTOCOL_HTTP,
     PROTOCOL_TCP,
@@ -58,9 +60,10 @@ from doikit.server import Row, open_store
 from test_native_server import udp
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import AsyncIterator, Callable, Iterator
 
     from conftest import Server
+    from doikit.client import Resolved
 
 BIG_URL = "https://example.org/" + "long/" * 150  # an answer of more than one UDP packet
 
@@ -645,3 +648,209 @@ def test_express_starts_as_the_resolution_does() -> None:
     certifying = Resolver("127.0.0.1:1", certify=True)
     certifying.cache.keep_sites("0.NA/10.5555", 3600, (_two_server_site(2641),))
     assert certifying.express("10.5555/a") is None
+
+
+# --- the express codec: parity with the full codec ---------------------------------------
+
+_VECTORS = Path(__file__).parent / "vectors" / "handle-native"
+
+
+def _captured_answers() -> list[bytes]:
+    units = []
+    for path in sorted(_VECTORS.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            item = json.loads(line)
+            raw = bytes.fromhex(item["hex"])
+            if item["dir"] == "s2c" and item["relay"] in ("tcp", "udp"):
+                units.append(raw)
+    return units
+
+
+def _answers() -> list[bytes]:
+    """Answers of many shapes: the captured ones, and ones the codec writes (structured and
+    absolute-TTL values, references, a credential, a request digest, errors, referrals)."""
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    from doikit.handle import (  # noqa: PLC0415
+        AdminData,
+        Credential,
+        ErrorResponse,
+        Reference,
+        RequestDigest,
+    )
+
+    site = _two_server_site(2641)
+    values = [
+        (_record("10.5555/a"),),
+        (),
+        (
+            HandleValue(1, "URL", "https://例え.jp/é".encode(), 0, 1700000000, "0110"),
+            HandleValue(2, "EMAIL", b"\xff\xfe not utf-8", 3600, -5, "1111"),
+            HandleValue(3, "URL.mirror", b"", 86400, 0, "0010", (Reference("10.5555/r", 7),)),
+        ),
+        (HandleValue(100, "HS_ADMIN", AdminData("0.NA/10.5555", 200)),),
+        (HandleValue(100, "hs_admin", b"\x00\x01legacy"),),
+        (HandleValue(4, "HS_VLIST", (Reference("10.5555/x", 1), Reference("10.5555/y", 2))),),
+        (_site_value(site),),
+        (HandleValue(5, "URL", b"x", datetime(2030, 1, 1, tzinfo=UTC)),),
+    ]
+    made = [
+        encode(ResolutionResponse(handle, vals, request_id=index))
+        for index, vals in enumerate(values)
+        for handle in ("10.5555/A", "10.5555/ünïcode", "")
+    ]
+    signed = Credential("HS_SIGNED", "SHA-256", b"signature", signer_handle="0.NA/10.5555")
+    answer = ResolutionResponse("10.5555/a", values[0], request_id=9)
+    made.append(encode(dataclasses.replace(answer, credential=signed)))
+    made.append(
+        encode(
+            dataclasses.replace(
+                answer,
+                op_flags=OpFlag.REQUEST_DIGEST,
+                request_digest=RequestDigest(2, bytes(20)),
+            )
+        )
+    )
+    made.append(encode(ErrorResponse(1, 100, "not found", request_id=3)))
+    made.append(encode(ReferralResponse(1, 302, "0.NA/10.5555", request_id=4)))
+    made.append(encode(SiteInfoResponse(site=site, request_id=5)))
+    return made + _captured_answers()
+
+
+def _full(unit: bytes) -> HandleRecord | None:
+    try:
+        message = decode(unit)
+    except Exception:  # noqa: BLE001 - what the full codec refuses, the express one must too
+        return None
+    if isinstance(message, ResolutionResponse):
+        return HandleRecord(message.handle, message.values)
+    return None
+
+
+def test_express_read_is_the_full_decoder_s() -> None:
+    answers = _answers()
+    read = 0
+    for unit in answers:
+        fast = read_answer(unit)
+        if fast is not None:
+            read += 1
+            assert fast == _full(unit), unit.hex()
+    assert read >= 20  # the plain answers are read by the express codec
+    # Damaged answers: the express codec gives the full decoder's record or nothing.
+    for unit in answers:
+        for at in range(0, len(unit), max(1, len(unit) // 60)):
+            for byte in (0x00, 0x01, 0x7F, 0xFF):
+                damaged = unit[:at] + bytes([byte]) + unit[at + 1 :]
+                fast = read_answer(damaged)
+                if fast is not None:
+                    assert fast == _full(damaged), (at, byte, unit.hex())
+        for cut in (1, 4, 20, 44, len(unit) - 1):
+            assert read_answer(unit[:cut]) in (None, _full(unit[:cut]))
+
+
+@pytest.mark.parametrize("version", [(2, 11), (2, 10), (2, 7)])
+def test_express_request_is_the_codec_s(version: tuple[int, int]) -> None:
+    templates = RequestTemplates()
+    one = _two_server_site(2641)
+    site = dataclasses.replace(one, servers=one.servers[:1], protocol_version=version)
+    core = Resolver("127.0.0.1:1")
+    core.cache.keep_sites("0.NA/10.5555", 3600, (site,))
+    shapes = [((), ()), (("URL",), ()), (("URL", "HS_ADMIN."), (1, 100)), ((), (7,))]
+    for types, indexes in shapes:
+        for handle in ("10.5555/a", "10.5555/ÉCOLE", "10.5555/" + "x" * 300, "10.5555/\ud800"):
+            express = core.express(handle, types, indexes)
+            assert isinstance(express, Express)
+            made = templates.request(handle, types, indexes, express, 123456789)
+            request = ResolutionRequest(
+                handle,
+                indexes,
+                types,
+                request_id=123456789,
+                op_flags=express.op_flags,
+                expiration=express.expiration,
+                version=express.version,
+            )
+            if made is None:  # several datagrams, or a handle the codec must refuse
+                assert "\ud800" in handle or len(encode_datagrams(request)) > 1
+            else:
+                assert [made] == encode_datagrams(request)
+
+
+# --- the batch path without a task per name ---------------------------------------------
+
+
+def _items(items: list[Resolved]) -> list[tuple[int, str, str | None, str | None]]:
+    out = []
+    for item in items:
+        url = item.result.first("URL") if item.result is not None else None
+        error = type(item.error).__name__ if item.error is not None else None
+        out.append((item.index, item.doi, url.text if url is not None else None, error))
+    return out
+
+
+def test_the_batch_path_gives_resolve_many_s_items(network: Network) -> None:
+    # Found, chained, not found, invalid, twice the same, a silent UDP server (TCP then),
+    # a referral: the same items as resolve_many's, in order, whatever path each took.
+    names = [f"10.5555/many-{i}" for i in range(300)] + [
+        "10.5555/found", "10.6666/chained", "10.5555/none", "not a doi", "10.5555/many-7",
+        "10.4444/silent", "10.9999/referred", "10.5555/found",
+    ]  # fmt: skip
+
+    async def run(batch: bool) -> list[Resolved]:
+        async with AsyncClient(root=network.root_address, timeout=15, per_server=64) as client:
+            gen: AsyncIterator[Resolved]
+            if batch:
+                gen = resolve_many_native(
+                    client, names, concurrency=100, ordered=True, types=(), indexes=()
+                )
+            else:
+                gen = client.resolve_many(names, concurrency=100, ordered=True)
+            return [item async for item in gen]
+
+    batch = _items(asyncio.run(run(batch=True)))
+    assert batch == _items(asyncio.run(run(batch=False)))
+    assert [i for i, *_ in batch] == list(range(len(names)))
+    assert batch[300][2] == _url("10.5555/found")
+    assert [e for *_, e in batch[302:304]] == ["DOINotFound", "InvalidDOI"]
+
+
+def test_the_batch_path_keeps_at_most_per_server_in_flight() -> None:
+    peer = HoldingRoot()
+    names = (f"10.5555/held-{i}" for i in range(2000))  # read lazily
+
+    async def run() -> int:
+        async with AsyncClient(root=f"127.0.0.1:{peer.port}", timeout=30, per_server=50) as c:
+            items = resolve_many_native(c, names, concurrency=4096, ordered=False, types=(),
+                                        indexes=())  # fmt: skip
+            done = 0
+            async for item in items:
+                assert item.error is None, item.error
+                done += 1
+            return done
+
+    try:
+        assert asyncio.run(run()) == 2000
+    finally:
+        peer.close()
+    assert 40 <= peer.most <= 50
+
+
+def test_leaving_the_batch_early_and_closing() -> None:
+    peer = HoldingRoot()
+
+    async def run() -> None:
+        async with AsyncClient(root=f"127.0.0.1:{peer.port}", timeout=30) as c:
+            names = (f"10.5555/early-{i}" for i in range(10_000))
+            items = resolve_many_native(c, names, concurrency=500, ordered=False, types=(),
+                                        indexes=())  # fmt: skip
+            async for item in items:
+                assert item.error is None
+                break
+            await items.aclose()
+            # the resolver still answers afterwards
+            assert (await c.resolve("10.5555/after")).first("URL") is not None
+
+    try:
+        asyncio.run(run())
+    finally:
+        peer.close()

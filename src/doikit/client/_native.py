@@ -14,8 +14,10 @@ lookups) are asked once.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
+import functools
 import secrets
 import socket
 import time
@@ -25,18 +27,26 @@ from urllib.parse import quote
 import httpx
 
 from doikit._errors import TransportError
+from doikit.client._native_fast import RequestTemplates, read_answer
 from doikit.handle import NATIVE_MEDIA_TYPE
 from doikit.handle._native_site import PROTOCOL_HTTP, PROTOCOL_TCP, PROTOCOL_UDP
-from doikit.handle._resolver import NEGATIVE_TTL, Exchange, Failure, Resolver
-from doikit.handle._wire import TcpFramer, UdpReassembler, decode, encode, encode_datagrams
+from doikit.handle._resolver import NEGATIVE_TTL, UDP_WAITS, Exchange, Express, Failure, Resolver
+from doikit.handle._values import HandleRecord
+from doikit.handle._wire import (
+    UDP_PAYLOAD,
+    TcpFramer,
+    UdpReassembler,
+    decode,
+    encode,
+    encode_datagrams,
+)
 from doikit.handle._wire_codes import OpFlag
 from doikit.handle._wire_primitives import HandleWireError
 
 if TYPE_CHECKING:
-    from collections.abc import Generator
+    from collections.abc import Callable, Generator
 
-    from doikit.handle._resolver import Reply, Resolution
-    from doikit.handle._values import HandleRecord
+    from doikit.handle._resolver import Reply, Resolution, Target
     from doikit.handle._wire_messages import (
         Message,
         VerifyChallengeRequest,
@@ -48,9 +58,9 @@ if TYPE_CHECKING:
 #: default receive buffer of a UDP socket (208 KiB, about 1 KiB a datagram); 512 did not,
 #: and what a server's socket drops is sent again only after CNRI's 0.5 s.
 PER_SERVER: Final = 128
-#: The media type of native messages over HTTP (§15).
 _MAX_DATAGRAM: Final = 65535
 _RECEIVE_BUFFER: Final = 4 << 20
+_DRAIN: Final = 1024  # datagrams read in one wake-up of the loop, at most
 
 
 class _Driver:
@@ -117,9 +127,30 @@ def _decoded(unit: bytes) -> Message | Failure:
         return Failure(f"an answer that does not decode: {exc}")
 
 
-def _silent(exchange: Exchange, waited: float) -> Failure:
-    tries = len(exchange.waits)
+def _silent(tries: int, waited: float) -> Failure:
     return Failure(f"no answer to {tries} tries in {waited:.1f} s")
+
+
+def _settle(future: asyncio.Future[bytes | None], unit: bytes | None) -> None:
+    if not future.done():  # not cancelled meanwhile
+        future.set_result(unit)
+
+
+class Owner:
+    """Who started resolutions with :meth:`AsyncNativeResolver.start` (a batch): the tasks
+    of those that needed more than the express way, and whether it still wants answers."""
+
+    __slots__ = ("closed", "tasks")
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def close(self) -> None:
+        """Want no more answers: the tasks are cancelled, questions in flight ignored."""
+        self.closed = True
+        for task in list(self.tasks):
+            task.cancel()
 
 
 class NativeResolver(_Driver):
@@ -218,7 +249,7 @@ class NativeResolver(_Driver):
             return Failure("refused (nothing listens on the port)")
         except OSError as exc:
             return Failure(f"{type(exc).__name__}: {exc}")
-        return _silent(exchange, time.monotonic() - started)
+        return _silent(len(exchange.waits), time.monotonic() - started)
 
     def _tcp(self, exchange: Exchange, request: Message, deadline: float) -> Reply:
         target = exchange.target
@@ -257,35 +288,238 @@ class NativeResolver(_Driver):
         return _first(response.content, request.request_id)
 
 
-def _expire(future: asyncio.Future[bytes | None]) -> None:
-    if not future.done():
-        future.set_result(None)
+class _Ask:
+    """One UDP question: its datagrams (request id at bytes 8-11), CNRI's waits, the
+    deadline, and *done*, called once with the answer (envelope + message) or ``None``."""
+
+    __slots__ = ("address", "deadline", "done", "due", "packets", "request_id", "tries", "waits")
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        packets: list[bytes],
+        request_id: int,
+        waits: tuple[float, ...],
+        *,
+        deadline: float,
+        done: Callable[[bytes | None], object],
+    ) -> None:
+        self.address = address
+        self.packets = packets
+        self.request_id = request_id
+        self.waits = waits
+        self.deadline = deadline
+        self.done = done
+        self.tries = 0
+        self.due = 0.0  # when the current try ends; -1 once done
 
 
-class _UdpMux(asyncio.DatagramProtocol):
-    """One UDP socket for every request in flight: answers go to the request whose id and
-    server they match; multi-packet answers are reassembled first."""
+class _UdpLane:
+    """One UDP socket for every question in flight, at most *per_server* of them to one
+    server (the others wait their turn in order): answers go to the question whose id and
+    server they match (multi-packet answers reassembled first), every datagram waiting on
+    the socket read in one wake-up of the loop, and one timer for all the retries."""
 
-    def __init__(self) -> None:
-        self.transport: asyncio.DatagramTransport | None = None
-        self.waiting: dict[int, tuple[asyncio.Future[bytes | None], tuple[str, int]]] = {}
+    def __init__(self, loop: asyncio.AbstractEventLoop, per_server: int) -> None:
+        self.loop = loop
+        self.per_server = per_server
+        self.send: Callable[[bytes, tuple[str, int]], object] = _unsent
+        self.closing: Callable[[], object] = _unsent
+        self.closed = False
+        self.waiting: dict[int, _Ask] = {}
+        self.busy: dict[tuple[str, int], int] = {}
+        self.queued: dict[tuple[str, int], collections.deque[_Ask]] = {}
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = 0.0
         self.reassembler = UdpReassembler(max_pending=4096, max_pending_bytes=64 << 20)
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+    def ask(self, ask: _Ask) -> None:
+        """Send *ask* now, or when its server has a free slot."""
+        address = ask.address
+        busy = self.busy.get(address, 0)
+        if busy >= self.per_server and not self.closed:
+            queue = self.queued.get(address)
+            if queue is None:
+                queue = self.queued[address] = collections.deque()
+            queue.append(ask)
+            return
+        self.busy[address] = busy + 1
+        if not self._start(ask):
+            self._finish(ask, None)
 
-    def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
+    def withdraw(self, ask: _Ask) -> None:
+        """Forget *ask* (its asker was cancelled): its slot goes to the next."""
+        if ask.due < 0:
+            return
+        queue = self.queued.get(ask.address)
+        if queue is not None and ask in queue:
+            queue.remove(ask)
+            if not queue:
+                del self.queued[ask.address]
+            ask.due = -1
+            return
+        self._release(ask)
+
+    def _start(self, ask: _Ask) -> bool:
+        """Send *ask*'s first try; ``False`` (nothing sent) past its deadline or closed."""
+        now = time.monotonic()
+        left = min(ask.waits[0], ask.deadline - now)
+        if left <= 0 or self.closed:
+            return False
+        if ask.request_id in self.waiting:
+            request_id = _Driver.new_id()
+            while request_id in self.waiting:
+                request_id = _Driver.new_id()
+            rid = request_id.to_bytes(4, "big")
+            ask.packets = [packet[:8] + rid + packet[12:] for packet in ask.packets]
+            ask.request_id = request_id
+        self.waiting[ask.request_id] = ask
+        self._send(ask, now + left)
+        return True
+
+    def _send(self, ask: _Ask, due: float) -> None:
+        for packet in ask.packets:
+            self.send(packet, ask.address)
+        ask.due = due
+        if self.timer is None or due < self.timer_at:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = self.loop.call_at(due, self._expire)
+            self.timer_at = due
+
+    def _expire(self) -> None:
+        # One timer for every question in flight: at the earliest end of a try, the
+        # questions in flight (at most per_server a server) are looked over; nothing is
+        # kept per try sent, so an answered question leaves nothing behind.
+        self.timer = None
+        now = time.monotonic()
+        for ask in [ask for ask in self.waiting.values() if ask.due <= now]:
+            ask.tries += 1
+            left = (
+                min(ask.waits[ask.tries], ask.deadline - now) if ask.tries < len(ask.waits) else 0
+            )
+            if left > 0 and not self.closed:
+                self._send(ask, now + left)
+            else:
+                self._finish(ask, None)
+        if self.waiting and self.timer is None and not self.closed:
+            self.timer_at = min(ask.due for ask in self.waiting.values())
+            self.timer = self.loop.call_at(self.timer_at, self._expire)
+
+    def _release(self, ask: _Ask) -> None:
+        """End *ask*; its slot goes to the next question waiting for that server."""
+        if self.waiting.get(ask.request_id) is ask:
+            del self.waiting[ask.request_id]
+        ask.due = -1
+        address = ask.address
+        queue = self.queued.get(address)
+        late = []
+        while queue:
+            follower = queue.popleft()
+            if not queue:
+                del self.queued[address]
+            if self._start(follower):
+                break
+            follower.due = -1
+            late.append(follower)
+        else:
+            left = self.busy[address] - 1
+            if left:
+                self.busy[address] = left
+            else:
+                del self.busy[address]
+        for follower in late:
+            follower.done(None)
+
+    def _finish(self, ask: _Ask, unit: bytes | None) -> None:
+        self._release(ask)
+        ask.done(unit)
+
+    def readable(self, sock: socket.socket) -> None:
+        """Read every datagram waiting on *sock* (at most :data:`_DRAIN`)."""
+        receive = sock.recvfrom
+        for _ in range(_DRAIN):
+            try:
+                data, addr = receive(_MAX_DATAGRAM)
+            except BlockingIOError:
+                return
+            except OSError:  # an ICMP error says nothing of which question
+                continue
+            self.received(data, addr)
+
+    def received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
+        """Give *data*, a datagram from *addr*, to the question it answers."""
         if len(data) < 20:
             return
-        entry = self.waiting.get(int.from_bytes(data[8:12], "big"))
-        if entry is None or entry[0].done() or (addr[0], addr[1]) != entry[1]:
+        ask = self.waiting.get(int.from_bytes(data[8:12], "big"))
+        if ask is None or (addr[0], addr[1]) != ask.address:
             return
-        try:
-            unit = self.reassembler.feed(data, addr[:2], time.monotonic())
-        except HandleWireError:
-            return
+        if (
+            data[12:16] == b"\0\0\0\0"
+            and int.from_bytes(data[16:20], "big") == len(data) - 20 <= UDP_PAYLOAD
+            and not data[2] & ~_ENVELOPE_FLAGS
+        ):
+            unit: bytes | None = data  # one packet: what the reassembler would give back
+        else:
+            try:
+                unit = self.reassembler.feed(data, addr[:2], time.monotonic())
+            except HandleWireError:
+                return
         if unit is not None:
-            entry[0].set_result(unit)
+            self._finish(ask, unit)
+
+    def close(self) -> None:
+        """Close the socket; every question still waiting ends with ``None``."""
+        self.closed = True
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.closing()
+        waiting = list(self.waiting.values())
+        queued = [ask for queue in self.queued.values() for ask in queue]
+        self.queued.clear()
+        for ask in waiting:
+            if ask.due >= 0:
+                self._finish(ask, None)
+        for ask in queued:
+            ask.due = -1
+            ask.done(None)
+
+
+_ENVELOPE_FLAGS: Final = 0xE3  # the flag bits and the suggested major version (§3)
+
+
+def _unsent(*_: object) -> None:
+    """What a lane does before its socket is open."""
+
+
+def _sender(sock: socket.socket) -> Callable[[bytes, tuple[str, int]], None]:
+    send = sock.sendto
+
+    def sendto(packet: bytes, address: tuple[str, int]) -> None:
+        try:  # noqa: SIM105 - once per datagram: cheaper than contextlib.suppress
+            send(packet, address)
+        except OSError:  # a full buffer or an ICMP error: as a datagram lost, tried again
+            pass
+
+    return sendto
+
+
+def _closer(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
+    with contextlib.suppress(Exception):
+        loop.remove_reader(sock)
+    sock.close()
+
+
+class _Endpoint(asyncio.DatagramProtocol):
+    """A lane's socket through asyncio's datagram transport, where the loop has no
+    ``add_reader`` (Windows' proactor): one datagram per wake-up."""
+
+    def __init__(self, lane: _UdpLane) -> None:
+        self.lane = lane
+
+    def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
+        self.lane.received(data, addr)
 
     def error_received(self, exc: Exception) -> None:
         """An ICMP error on the shared socket says nothing of which request: ignored."""
@@ -293,7 +527,12 @@ class _UdpMux(asyncio.DatagramProtocol):
 
 class AsyncNativeResolver(_Driver):
     """The asyncio driver: the parameters of :class:`NativeResolver`, and *per_server*, the
-    most UDP requests in flight to one server (:data:`PER_SERVER`)."""
+    most UDP requests in flight to one server (:data:`PER_SERVER`).
+
+    A resolution whose service is known (:meth:`Resolver.express`) goes the express way: its
+    request made from a template, its plain answer read straight into the record
+    (:mod:`doikit.client._native_fast`); anything else it meets goes to the core's generator.
+    """
 
     def __init__(
         self,
@@ -316,19 +555,21 @@ class AsyncNativeResolver(_Driver):
             msg = "per_server must be at least 1"
             raise ValueError(msg)
         self.per_server = per_server
-        self._muxes: dict[int, _UdpMux] = {}
-        self._slots: dict[tuple[str, int], asyncio.Semaphore] = {}
-        self._users: dict[tuple[str, int], int] = {}
+        self._lanes: dict[int, _UdpLane] = {}
         self._inflight: dict[tuple[object, ...], asyncio.Future[Reply]] = {}
+        self._asked: dict[
+            tuple[object, ...], tuple[_Ask, list[Callable[[bytes | None], object]]]
+        ] = {}
+        self._templates = RequestTemplates()
         self._http: httpx.AsyncClient | None = None
         self._opening = asyncio.Lock()
 
     async def aclose(self) -> None:
         """Close the UDP socket and the HTTP connections."""
-        for mux in self._muxes.values():
-            if mux.transport is not None:
-                mux.transport.close()
-        self._muxes.clear()
+        lanes = list(self._lanes.values())
+        self._lanes.clear()
+        for lane in lanes:
+            lane.close()
         if self._http is not None:
             await self._http.aclose()
             self._http = None
@@ -337,7 +578,164 @@ class AsyncNativeResolver(_Driver):
         self, handle: str, types: tuple[str, ...] = (), indexes: tuple[int, ...] = ()
     ) -> HandleRecord:
         """The record of *handle*; see :meth:`NativeResolver.resolve`."""
-        return await self._run(self.core.resolution(handle, types, indexes), handle)
+        express = self.core.express(handle, types, indexes)
+        if isinstance(express, HandleRecord):
+            return express
+        deadline = time.monotonic() + self.timeout
+        first: tuple[Target, Reply] | None = None
+        if express is not None:
+            future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
+            callback = functools.partial(_settle, future)
+            key = self._ask(handle, types, indexes, express, deadline, callback)
+            if key is not None:
+                try:
+                    unit = await future
+                finally:
+                    self._unask(key, callback)
+                got = self._express_reply(express, unit, deadline)
+                if isinstance(got, HandleRecord):
+                    return got
+                first = (express.target, got)
+        return await self._run(
+            self.core.resolution(handle, types, indexes), handle, deadline, first
+        )
+
+    def start(
+        self,
+        handle: str,
+        types: tuple[str, ...],
+        indexes: tuple[int, ...],
+        done: Callable[[HandleRecord | Exception], object],
+        owner: Owner,
+    ) -> None:
+        """Resolve *handle* as :meth:`resolve` does, without a task when the express way
+        answers: *done* is called once with the record or the error (from the loop, or at
+        once). What needs more runs as a task of *owner*; once *owner* is closed, nothing
+        more is started for it, and *done* is no longer called."""
+        try:
+            express = self.core.express(handle, types, indexes)
+        except Exception as exc:  # noqa: BLE001 - the resolution's error, for done()
+            done(exc)
+            return
+        if isinstance(express, HandleRecord):
+            done(express)
+            return
+        deadline = time.monotonic() + self.timeout
+        if express is not None:
+            callback = functools.partial(
+                self._express_done, handle, types, indexes, express, deadline, done, owner
+            )
+            if self._ask(handle, types, indexes, express, deadline, callback) is not None:
+                return
+        self._spawn(handle, types, indexes, deadline, None, done, owner)
+
+    def _express_done(  # noqa: PLR0917 - a callback's bound arguments
+        self,
+        handle: str,
+        types: tuple[str, ...],
+        indexes: tuple[int, ...],
+        express: Express,
+        deadline: float,
+        done: Callable[[HandleRecord | Exception], object],
+        owner: Owner,
+        unit: bytes | None,
+    ) -> None:
+        if owner.closed:
+            return
+        got = self._express_reply(express, unit, deadline)
+        if isinstance(got, HandleRecord):
+            done(got)
+        else:
+            self._spawn(handle, types, indexes, deadline, (express.target, got), done, owner)
+
+    def _spawn(  # noqa: PLR0917 - what a resolution's task needs
+        self,
+        handle: str,
+        types: tuple[str, ...],
+        indexes: tuple[int, ...],
+        deadline: float,
+        first: tuple[Target, Reply] | None,
+        done: Callable[[HandleRecord | Exception], object],
+        owner: Owner,
+    ) -> None:
+        async def full() -> None:
+            gen = self.core.resolution(handle, types, indexes)
+            try:
+                record = await self._run(gen, handle, deadline, first)
+            except Exception as exc:  # noqa: BLE001 - the resolution's error, for done()
+                done(exc)
+            else:
+                done(record)
+
+        if not owner.closed:
+            task = asyncio.ensure_future(full())
+            owner.tasks.add(task)
+            task.add_done_callback(owner.tasks.discard)
+
+    def _ask(  # noqa: PLR0917 - the express way of one resolution
+        self,
+        handle: str,
+        types: tuple[str, ...],
+        indexes: tuple[int, ...],
+        express: Express,
+        deadline: float,
+        callback: Callable[[bytes | None], object],
+    ) -> tuple[object, ...] | None:
+        """Send the express way's request (or join the same question in flight); its answer
+        goes to *callback*. The question's key, or ``None`` when it takes the full way (no
+        UDP socket open yet, a request of several datagrams)."""
+        target = express.target
+        key = (target.host, target.port, handle, types, indexes)
+        asked = self._asked.get(key)
+        if asked is not None:  # the same question is in flight: asked once
+            asked[1].append(callback)
+            return key
+        lane = self._lanes.get(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        if lane is None or lane.closed:
+            return None
+        request_id = self.new_id()
+        packet = self._templates.request(handle, types, indexes, express, request_id)
+        if packet is None:
+            return None
+        done = functools.partial(self._answered, key)
+        ask = _Ask(
+            (target.host, target.port), [packet], request_id, UDP_WAITS, deadline=deadline,
+            done=done,
+        )  # fmt: skip
+        self._asked[key] = (ask, [callback])
+        lane.ask(ask)
+        return key
+
+    def _answered(self, key: tuple[object, ...], unit: bytes | None) -> None:
+        asked = self._asked.pop(key, None)
+        if asked is not None:
+            for callback in asked[1]:
+                callback(unit)
+
+    def _unask(self, key: tuple[object, ...], callback: Callable[[bytes | None], object]) -> None:
+        """*callback* wants no answer (its asker was cancelled): the question is withdrawn
+        when no one else waits for it."""
+        asked = self._asked.get(key)
+        if asked is None or callback not in asked[1]:
+            return
+        asked[1].remove(callback)
+        if not asked[1]:
+            del self._asked[key]
+            for lane in self._lanes.values():
+                lane.withdraw(asked[0])
+
+    def _express_reply(
+        self, express: Express, unit: bytes | None, deadline: float
+    ) -> HandleRecord | Reply:
+        """The record the express way's answer gives, or the reply for the generator."""
+        if unit is None:
+            if any(lane.closed for lane in self._lanes.values()) or not self._lanes:
+                return Failure("the client was closed")
+            return _silent(len(UDP_WAITS), time.monotonic() - (deadline - self.timeout))
+        record = read_answer(unit)
+        if record is not None and self.core.express_answer(express, record):
+            return record
+        return _decoded(unit)
 
     async def root(self) -> None:
         """Reach the root (a private root is asked for its site information).
@@ -358,11 +756,22 @@ class AsyncNativeResolver(_Driver):
         answer = await self._run(self.core.verification(request), request.identity_handle)
         return cast("VerifyChallengeResponse", answer)
 
-    async def _run(self, gen: Generator[Exchange, Reply, object], label: str) -> HandleRecord:
-        deadline = time.monotonic() + self.timeout
+    async def _run(
+        self,
+        gen: Generator[Exchange, Reply, object],
+        label: str,
+        deadline: float | None = None,
+        first: tuple[Target, Reply] | None = None,
+    ) -> HandleRecord:
+        """Drive *gen* to its record; *first* is the reply the express way already had to
+        the exchange of that target (given to *gen* when it asks the same first)."""
+        if deadline is None:
+            deadline = time.monotonic() + self.timeout
         exchange: Exchange | None = None
         try:
             exchange = next(gen)
+            if first is not None and exchange.target == first[0]:
+                exchange = gen.send(first[1])
             while True:
                 if time.monotonic() >= deadline:
                     gen.close()
@@ -399,86 +808,62 @@ class AsyncNativeResolver(_Driver):
             return await self._post(exchange, request, deadline)
         return Failure(f"protocol {protocol} is not spoken here")
 
-    async def _mux(self, family: int) -> _UdpMux:
-        mux = self._muxes.get(family)
-        if mux is not None:
-            return mux
+    async def _lane(self, family: int) -> _UdpLane:
+        lane = self._lanes.get(family)
+        if lane is not None:
+            return lane
         async with self._opening:
-            mux = self._muxes.get(family)
-            if mux is not None:
-                return mux
-            mux = _UdpMux()
-            local = ("::", 0) if family == socket.AF_INET6 else ("0.0.0.0", 0)  # noqa: S104 - any
-            transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
-                lambda: mux, local_addr=local, family=family
-            )
-            sock = transport.get_extra_info("socket")
-            if sock is not None:
+            lane = self._lanes.get(family)
+            if lane is not None:
+                return lane
+            loop = asyncio.get_running_loop()
+            lane = _UdpLane(loop, self.per_server)
+            sock = socket.socket(family, socket.SOCK_DGRAM)
+            try:
+                sock.settimeout(0.0)  # non-blocking
                 with contextlib.suppress(OSError):
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _RECEIVE_BUFFER)
-            self._muxes[family] = mux
-            return mux
+                sock.bind(("::", 0) if family == socket.AF_INET6 else ("0.0.0.0", 0))  # noqa: S104
+                loop.add_reader(sock, lane.readable, sock)
+            except NotImplementedError:  # no add_reader: asyncio's datagram transport
+                transport, _ = await loop.create_datagram_endpoint(
+                    lambda: _Endpoint(lane), sock=sock
+                )
+                lane.send, lane.closing = transport.sendto, transport.close
+            except BaseException:
+                sock.close()
+                raise
+            else:
+                lane.send = _sender(sock)
+                lane.closing = functools.partial(_closer, loop, sock)
+            self._lanes[family] = lane
+            return lane
 
     async def _udp(self, exchange: Exchange, deadline: float) -> Reply:
-        # A server's slots live while requests to it are in flight or waiting: the table
-        # holds no more servers than there are requests.
-        address = (exchange.target.host, exchange.target.port)
-        slots = self._slots.get(address)
-        if slots is None:
-            slots = self._slots[address] = asyncio.Semaphore(self.per_server)
-        self._users[address] = self._users.get(address, 0) + 1
-        try:
-            return await self._udp_in(exchange, deadline, slots)
-        finally:
-            left = self._users[address] - 1
-            if left:
-                self._users[address] = left
-            else:
-                del self._users[address], self._slots[address]
-
-    async def _udp_in(self, exchange: Exchange, deadline: float, slots: asyncio.Semaphore) -> Reply:
         target = exchange.target
-        address = (target.host, target.port)
         started = time.monotonic()
-        async with slots:
-            try:
-                mux = await self._mux(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
-            except OSError as exc:
-                return Failure(f"{type(exc).__name__}: {exc}")
-            request_id = self.new_id()
-            while request_id in mux.waiting:
-                request_id = self.new_id()
-            loop = asyncio.get_running_loop()
-            # Encoded once, the id written into each envelope (bytes 8-11): no copy of the
-            # request per id.
-            packets = [
-                packet[:8] + request_id.to_bytes(4, "big") + packet[12:]
-                for packet in encode_datagrams(exchange.request)
-            ]
-            try:
-                for wait in exchange.waits:
-                    transport = mux.transport
-                    if transport is None or transport.is_closing():
-                        return Failure("the client was closed")
-                    left = min(wait, deadline - time.monotonic())
-                    if left <= 0:
-                        break
-                    # One future per try, ended by the answer or by a timer (cheaper than
-                    # asyncio.wait's waiter and callbacks, once per name in a batch).
-                    future: asyncio.Future[bytes | None] = loop.create_future()
-                    mux.waiting[request_id] = (future, address)
-                    for packet in packets:
-                        transport.sendto(packet, address)
-                    timer = loop.call_later(left, _expire, future)
-                    try:
-                        unit = await future
-                    finally:
-                        timer.cancel()
-                    if unit is not None:
-                        return _decoded(unit)
-            finally:
-                mux.waiting.pop(request_id, None)
-        return _silent(exchange, time.monotonic() - started)
+        try:
+            lane = await self._lane(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        except OSError as exc:
+            return Failure(f"{type(exc).__name__}: {exc}")
+        request_id = self.new_id()
+        # Encoded once, the id written into each envelope (bytes 8-11): no copy of the
+        # request per id.
+        rid = request_id.to_bytes(4, "big")
+        packets = [p[:8] + rid + p[12:] for p in encode_datagrams(exchange.request)]
+        future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
+        address, done = (target.host, target.port), functools.partial(_settle, future)
+        ask = _Ask(address, packets, request_id, exchange.waits, deadline=deadline, done=done)
+        lane.ask(ask)
+        try:
+            unit = await future
+        finally:
+            lane.withdraw(ask)
+        if unit is not None:
+            return _decoded(unit)
+        if lane.closed:
+            return Failure("the client was closed")
+        return _silent(len(exchange.waits), time.monotonic() - started)
 
     async def _tcp(self, exchange: Exchange, request: Message, deadline: float) -> Reply:
         target = exchange.target

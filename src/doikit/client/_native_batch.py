@@ -1,0 +1,101 @@
+"""``resolve_many`` over the native protocol without a task per name: one coroutine reads
+the names lazily and starts each with :meth:`AsyncNativeResolver.start`, whose express way
+answers from the loop's callbacks; only what needs more (a prefix lookup, a retry over TCP)
+runs as a task. The items are those of :class:`doikit.client._client._Batch`: the same
+``Resolved``, the client's cache read and filled, in input order on request, at most
+*concurrency* names in progress and a bounded window ahead of the oldest unyielded one.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+from doikit._errors import DOIError
+from doikit.client._cache import cache_key
+from doikit.client._client import Resolved, _aiter, _Batch, _doi
+from doikit.client._native import Owner
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Sequence
+
+    from doikit._doi import DOI
+    from doikit.client._client import AsyncClient
+    from doikit.handle._values import HandleRecord
+
+
+async def resolve_many_native(
+    client: AsyncClient,
+    dois: Iterable[str | DOI] | AsyncIterable[str | DOI],
+    *,
+    concurrency: int,
+    ordered: bool,
+    types: Sequence[str],
+    indexes: Sequence[int],
+) -> AsyncGenerator[Resolved, None]:
+    """What :meth:`AsyncClient.resolve_many` yields for a client with a native resolver."""
+    batch = _NativeBatch(client, types, indexes, ordered=ordered)
+    try:
+        index = 0
+        async for text in _aiter(dois):
+            for item in batch.add(index, text):
+                yield item
+            index += 1
+            while (
+                batch.finished
+                or batch.running >= concurrency
+                or len(batch.held) + batch.running >= 4 * concurrency
+            ):
+                for item in await batch.next_done():
+                    yield item
+        while batch.running or batch.finished:
+            for item in await batch.next_done():
+                yield item
+    finally:
+        batch.cancel()
+
+
+class _NativeBatch(_Batch):
+    """:class:`_Batch` whose names are started with :meth:`AsyncNativeResolver.start`
+    instead of a task each."""
+
+    def __init__(
+        self, client: AsyncClient, types: Sequence[str], indexes: Sequence[int], *, ordered: bool
+    ) -> None:
+        super().__init__(client, types, indexes, ordered=ordered)
+        if client.native is None:
+            msg = "the client has no native resolver"
+            raise ValueError(msg)
+        self.native = client.native
+        self.types_t, self.indexes_t = tuple(types), tuple(indexes)
+        self.owner = Owner()
+
+    def add(self, index: int, text: str | DOI) -> list[Resolved]:
+        """Start resolving *text*, or return its item at once (invalid, or in the cache)."""
+        try:
+            name = _doi(text)
+        except DOIError as exc:
+            return self._out(Resolved(index, str(text), None, exc))
+        key = cache_key(name, self.types, self.indexes)
+        hit = self.client._cached(key, auth=False)  # noqa: SLF001
+        if hit is not None:
+            return self._out(Resolved(index, str(text), hit, None))
+        self.running += 1
+        done = functools.partial(self._done, index, str(text), key)
+        self.native.start(str(name), self.types_t, self.indexes_t, done, self.owner)
+        return []
+
+    def _done(self, index: int, text: str, key: str, got: HandleRecord | Exception) -> None:
+        self.running -= 1
+        if isinstance(got, Exception):
+            self.finished.append(Resolved(index, text, None, got))
+        else:
+            record = self.client._kept(key, got)  # noqa: SLF001
+            self.finished.append(Resolved(index, text, record, None))
+        self.wake.set()
+
+    def cancel(self) -> None:
+        self.owner.close()
+
+
+__all__ = ["resolve_many_native"]
