@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from doikit._extract._pattern import (
-    _CLOSERS,
     _ENDERS,
     _FIELD_TAG,
     _NOT_GRAPHIC,
@@ -16,6 +15,9 @@ from doikit._extract._pattern import (
     _OPENERS,
 )
 from doikit._syntax import PREFIX_PATTERN, URI_HEADS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
 _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
@@ -42,14 +44,13 @@ _NEXT_DOI: Final = re.compile(
 
 
 # What the walk stops at: the characters that decide where a DOI ends (brackets, ',' ';'
-# and '&': _DECIDING), and those that end the run a DOI can be (whitespace, '"', what is
+# and '&': _STOP_RULES), and those that end the run a DOI can be (whitespace, '"', what is
 # never Graphic, and in a URL '?', '#', "'" and a '%' that starts no escape (one at the
 # very end may be a stream's escape cut in two); the end of the text ends it too).
 _STOPS_IN_TEXT: Final = re.compile(rf'[()\[\]{{}}<>,;&$\\\s"{_ENDERS}{_NOT_GRAPHIC}]').search
 _STOPS_IN_URL: Final = re.compile(
     rf"[()\[\]{{}}<>,;&$\\\s\"?#'{_ENDERS}{_NOT_GRAPHIC}]|%(?![0-9A-Fa-f]{{2}}|[0-9A-Fa-f]?\Z)"
 ).search
-_DECIDING: Final = frozenset("()[]{}<>,;&")
 _SEMICOLONS: Final = re.compile(";+").match
 _ESCAPED_TAG: Final = re.compile(r"&lt;(?:/|!|[a-zA-Z])")
 _ESCAPED_PUNCTUATION: Final = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -111,6 +112,30 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> tuple
     return end, end
 
 
+class _Run:
+    """A run being read: what its stops' rules read, and the brackets it holds open."""
+
+    __slots__ = ("in_url", "opened", "reference_end", "stream", "text")
+
+    def __init__(
+        self, text: str, *, in_url: bool, stream: bool, opened: list[tuple[str, int]]
+    ) -> None:
+        self.text = text
+        self.in_url = in_url
+        self.stream = stream
+        # the brackets still open: the closer each waits for, and where it was opened
+        self.opened = opened
+        # the ';' that ends a character reference: part of it, no separator
+        self.reference_end = -1
+
+
+# A stop's rule: rule(run, char, at, after) for the stop *char* at *at* (a character
+# reference's, as the character it stands for), where *after* is where the reading goes on
+# past it. It answers where the run ends (>= 0), or ~position (< 0): the reading goes on
+# at position. (An int either way: a stop costs one call, no tuple.)
+_Rule: TypeAlias = "Callable[[_Run, str, int, int], int]"
+
+
 def _run_end(
     text: str, index: int, *, in_url: bool, stream: bool, opened: list[tuple[str, int]]
 ) -> int:
@@ -120,105 +145,156 @@ def _run_end(
     The scan goes from one character that matters to the next (_STOPS: a deciding
     character, or one that ends the run a DOI can be), so that its work is the length of the
     DOI, not of the run around it: a line of DOIs joined by ';' is read in linear time.
-
-    A DOI broken across a line end is rejoined only where that is unambiguous: the line
-    ends in '/' or '-' and the next line goes on with a character that can continue a DOI
-    (not a closer, quote, new DOI or presentation); or the line ends in '.' and the next
-    line starts with a digit. A break mid-token is never joined.
+    Each stop's rule (_STOP_RULES; _line_end for every stop that ends the run, and for the
+    end of the text) says whether the run ends there or goes on, and where.
     """
     stops = _STOPS_IN_URL if in_url else _STOPS_IN_TEXT
+    rule_of = _STOP_RULES.get
+    run = _Run(text, in_url=in_url, stream=stream, opened=opened)
     position = index
-    reference_end = -1  # the ';' that ends a character reference: part of it, no separator
     while True:
         # In windows, so that a stop far away costs nothing when an unassigned code point
         # (not Graphic either, but no stop) ends the DOI early.
         window = min(len(text), position + _WINDOW)
         stop = stops(text, position, window)
         at = stop.start() if stop is not None else window
-        if not text[position:at].isprintable():  # an unassigned code point ends it too
+        if not text[position:at].isprintable():  # (rule: unassigned-ends)
             return next(i for i in range(position, at) if not text[i].isprintable())
         if stop is None and window < len(text):
             position = window
             continue
         char = stop.group() if stop is not None else ""
-        after = at + 1
-        if char in _GOES_ON:
-            position = _goes_on(text, at)
-            if position < 0:
-                return at
-            continue
-        run_ends = char not in _DECIDING
-        if char == "&":
-            entity = _ENTITY.match(text, at)
-            if entity is None and stream and _ENTITY_BEGUN.fullmatch(text, at):
-                return len(text)  # a character reference cut by the chunk's end: wait
-            char = _entity_char(entity)
-            if in_url and char == "&":
-                run_ends = True  # a bare '&' or '&amp;' ends a DOI in a URL (parameters)
-            elif char.isspace() or char == '"':
-                return at  # '&nbsp;', '&quot;'
-            elif entity is not None:
-                after = reference_end = entity.end() - 1  # on to its ';'
+        answer = rule_of(char, _line_end)(run, char, at, at + 1)
+        if answer >= 0:
+            return answer
+        position = ~answer
 
-        if run_ends:
-            # The end of the run: rejoin a line break where that is unambiguous.
-            # (text[index - 1] is the prefix's '/', so a break right after it joins too.)
-            if stream and _BLANKS_TO_END(text, at):
-                return len(text)  # a stream's next chunk decides whether a line goes on
-            last = text[at - 1]
-            if (
-                last not in _JOINS_AFTER
-                and not (last.isalnum() and _BREAK_THEN_DOT(text, at))
-                and not (last == ";" and _SICI_CHECK_BREAK(text, at - 3))
-            ):
-                return at
-            line_break = _LINE_BREAK.match(text, at)
-            if line_break is None or line_break.end() == len(text):
-                return at
-            following = line_break.end()
-            if stream and _WORD_TO_END(text, following):
-                return len(text)  # the next line's first word is not whole yet: wait for it
-            if not _continues(text, text[at - 1], following):
-                return at
-            position = following
-            continue
-        if char in _OPENERS:
-            if (end := _opener_ends(text, at, char, stream=stream)) >= 0:
-                return end
-            opened.append((_OPENERS[char], at))
-        elif char in _CLOSERS:
-            if not opened or opened[-1][0] != char:
-                return at
-            opened.pop()
-        elif char == ",":
-            return at  # always, written or as a reference ('&#44;'): _AFTER_SEPARATOR_ENDS
-        elif char == ";":
-            # (a ';' before another goes on, _separated: a row of empty fields after a DOI is
-            # passed over at once, to its last ';')
-            after = max(after, _last_semicolon(text, at))
-            if at != reference_end and (end := _separated(text, at, at + 1, stream=stream)) >= 0:
-                return end
-        position = after
+
+def _line_end(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
+    """Whitespace, a quote, what is never Graphic, the text's end (and in a URL '?', '#',
+    "'", '&' and a '%' that starts no escape) end the run, but for a line break rejoined
+    where that is unambiguous (_continues; rule: line-break-rejoined): the line ends in a
+    character after which typesetters break a DOI (_JOINS_AFTER), in a letter or digit
+    before a line that starts with '.', or in a SICI name's 'CO;' before its check
+    character (rule: sici-check-break). A stream waits for the next chunk where it decides."""
+    # (text[index - 1] is the prefix's '/', so a break right after it joins too)
+    text = run.text
+    if run.stream and _BLANKS_TO_END(text, at):
+        return len(text)  # a stream's next chunk decides whether a line goes on
+    last = text[at - 1]
+    if (
+        last not in _JOINS_AFTER
+        and not (last.isalnum() and _BREAK_THEN_DOT(text, at))
+        and not (last == ";" and _SICI_CHECK_BREAK(text, at - 3))
+    ):
+        return at
+    line_break = _LINE_BREAK.match(text, at)
+    if line_break is None or line_break.end() == len(text):
+        return at
+    following = line_break.end()
+    if run.stream and _WORD_TO_END(text, following):
+        return len(text)  # the next line's first word is not whole yet: wait for it
+    if not _continues(text, last, following):
+        return at
+    return ~following
+
+
+def _opener(run: _Run, char: str, at: int, after: int) -> int:
+    """An opener ends the run when it starts an HTML tag, or one written with references
+    (rule: html-tag-ends), or an Entrez field tag ('[doi]'; rule: entrez-field-tag); in a
+    stream, at the chunk's end when a tag may be cut by it (the next chunk may close it).
+    Else it opens a bracket of the DOI, which a closer must balance (rule:
+    brackets-balance; _grow cuts the DOI before one left open)."""
+    text = run.text
+    if (char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at))) or (
+        char == "[" and _FIELD_TAG(text, at)
+    ):
+        return at
+    if run.stream and char == "<" and _TAG_BEGUN(text, at):
+        return len(text)
+    run.opened.append((_OPENERS[char], at))
+    return ~after
+
+
+def _closer(run: _Run, char: str, at: int, after: int) -> int:
+    """A closer belongs to the DOI only when it closes the bracket last opened in it (rule:
+    brackets-balance): '(doi:10.1000/182)' gives 10.1000/182, a SICI name stays whole."""
+    opened = run.opened
+    if not opened or opened[-1][0] != char:
+        return at
+    opened.pop()
+    return ~after
+
+
+def _comma(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
+    """A ',' ends a DOI, always, written or as a reference ('&#44;'; rule: comma-ends;
+    _AFTER_SEPARATOR_ENDS in the pattern)."""
+    return at
+
+
+def _semicolon(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
+    """A ';' ends the DOI when another DOI, a URL (rule: semicolon-before-a-doi), a letter
+    or a number that fills a field follows (_separated; rule: semicolon-before-a-field);
+    not the ';' that ends a character reference. A row of them goes on at once to its last
+    ';' (a row of empty fields after a DOI)."""
+    text = run.text
+    if at != run.reference_end and (end := _separated(text, at, at + 1, stream=run.stream)) >= 0:
+        return end
+    return ~max(after, _last_semicolon(text, at))
+
+
+def _reference(run: _Run, char: str, at: int, after: int) -> int:
+    """An HTML character reference decides as the character it stands for (rule:
+    references-decide-as-their-characters): a blank or '"' ends the DOI, a bracket, ','
+    or ';' takes that stop's rule, and the reading goes on at its own ';'. In a URL a bare
+    '&' or '&amp;' ends the run (rule: url-ends-at-query); in text it is the name's. A
+    stream waits for a reference its chunk's end cuts."""
+    text = run.text
+    entity = _ENTITY.match(text, at)
+    if entity is None and run.stream and _ENTITY_BEGUN.fullmatch(text, at):
+        return len(text)  # a character reference cut by the chunk's end: wait
+    char = _entity_char(entity)
+    if run.in_url and char == "&":
+        return _line_end(run, char, at, after)  # (parameters)
+    if char.isspace() or char == '"':
+        return at  # '&nbsp;', '&quot;'
+    if entity is not None:
+        after = run.reference_end = entity.end() - 1  # on to its ';'
+    rule = _DECIDING_RULES.get(char)
+    return ~after if rule is None else rule(run, char, at, after)
+
+
+def _dollar(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
+    """'$$' (a catalogue's subfield separator) ends a DOI; a single '$' is part of it (rule:
+    double-dollar-ends)."""
+    return at if run.text.startswith("$$", at) else ~after
+
+
+def _backslash(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
+    r"""A backslash before a letter, '@' or a quote ends a DOI (JSON's \n, \u00e9, \", TeX's
+    control words \url, \@doiinfo); before other punctuation it escapes it (JSON's '\/',
+    TeX's '\_', Markdown's '\('), which _make reads (rule: backslash-escapes)."""
+    return at if _ESCAPE_WORD.match(run.text, after) else ~after
+
+
+def _soft_hyphen(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
+    """A soft hyphen hyphenates a word of the suffix, at a line break or not: the DOI goes
+    on after it and the break (unless a closer, quote, new DOI or presentation follows),
+    and _make drops both (rule: soft-hyphen-dropped; a DOI's own hyphen is a '-')."""
+    text = run.text
+    line_break = _LINE_BREAK.match(text, after)
+    if line_break is None and _BREAK_BEGUN.fullmatch(text, after):
+        return ~len(text)  # only blanks to the end: a stream's line break may follow
+    following = after if line_break is None else line_break.end()
+    if following < len(text) and _NOT_A_CONTINUATION.match(text, following):
+        return at
+    return ~following
 
 
 def _last_semicolon(text: str, at: int) -> int:
     """The last ';' of the row of them that starts at *at*."""
     row = _SEMICOLONS(text, at)
     return at if row is None else row.end() - 1
-
-
-def _opener_ends(text: str, at: int, char: str, *, stream: bool) -> int:
-    """Where a DOI ends at the opener *char* at *at*: there when it starts an HTML tag (or
-    one written with references) or an Entrez field tag; in a stream, at the chunk's end
-    when a tag may be cut by it (the next chunk may close it); -1 when it opens a bracket
-    of the DOI."""
-    if (char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at))) or (
-        char == "[" and _FIELD_TAG(text, at)
-    ):
-        return at
-    if stream and char == "<" and _TAG_BEGUN(text, at):
-        return len(text)
-    return -1
 
 
 def _separated(text: str, at: int, after: int, *, stream: bool) -> int:
@@ -236,10 +312,23 @@ def _separated(text: str, at: int, after: int, *, stream: bool) -> int:
     return at
 
 
-_GOES_ON: Final = frozenset("$\\" + _SOFT_HYPHEN)
+# The rules of the stops that decide where a DOI ends (brackets, ',' and ';'), which a
+# character reference standing for one of them takes too; and of every stop that is no
+# end of the run (_line_end's).
+_DECIDING_RULES: Final[dict[str, _Rule]] = {
+    **dict.fromkeys("([{<", _opener),
+    **dict.fromkeys(")]}>", _closer),
+    ",": _comma,
+    ";": _semicolon,
+}
+_STOP_RULES: Final[dict[str, _Rule]] = {
+    **_DECIDING_RULES,
+    "&": _reference,
+    "$": _dollar,
+    "\\": _backslash,
+    _SOFT_HYPHEN: _soft_hyphen,
+}
 _HYPHENS: Final = "/-" + _WORD_BREAK_HYPHEN
-
-
 _ESCAPE_WORD: Final = re.compile(r"[A-Za-z@\"']")
 
 
@@ -255,28 +344,6 @@ def _continues(text: str, last: str, following: int) -> bool:
     if last in _HYPHENS:
         return True
     return _CONTINUATION.match(text, following) is not None
-
-
-def _goes_on(text: str, at: int) -> int:
-    """Where the DOI goes on after the '$' or soft hyphen at *at*, or -1 when it ends there.
-
-    '$$' is a catalogue's subfield separator; a single '$' is part of the DOI. A soft hyphen
-    hyphenates a word of the suffix (at a line break or not): the DOI goes on after it and
-    the break, and _make drops both (a DOI's own hyphen is a '-')."""
-    after = at + 1
-    if text[at] == "$":
-        return -1 if text.startswith("$$", at) else after
-    if text[at] == "\\":
-        # JSON's escapes (\n, \u00e9, \") and TeX's control words (\url, \@doiinfo) end it;
-        # JSON's '\/' and TeX's '\_' are part of it (_make reads them).
-        return -1 if _ESCAPE_WORD.match(text, after) else after
-    line_break = _LINE_BREAK.match(text, after)
-    if line_break is None and _BREAK_BEGUN.fullmatch(text, after):
-        return len(text)  # only blanks to the end: a stream's line break may follow
-    following = after if line_break is None else line_break.end()
-    if following < len(text) and _NOT_A_CONTINUATION.match(text, following):
-        return -1
-    return following
 
 
 def _entity_char(entity: re.Match[str] | None) -> str:
