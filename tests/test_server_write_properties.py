@@ -257,7 +257,7 @@ def test_doikit_deposit_writes_a_csv_record_as_json_does(
 ) -> None:
     """`doikit deposit` writes a CSV record without the JSON encoder when nothing in it needs
     escaping; whatever the record holds, the bytes are json.dumps's."""
-    from doikit._deposit import encoded  # noqa: PLC0415 - the module's own part
+    from doikit._written import encoded  # noqa: PLC0415 - the module's own part
 
     values = {"doi": name, "url": url, "line": number}
     item: dict[str, object] = {key: values[key] for key in order}

@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doikit import DOI
-from doikit.handle import DEFAULT_PERMISSIONS, HandleValue, values_to_json
+from doikit.handle import DEFAULT_PERMISSIONS, HandleValue, all_public, values_to_json
 from doikit.server import Row, Store, StoreError, open_store
-from doikit.server.stores import all_public, index_changes, index_entries
+from doikit.server.stores import index_changes, index_entries
 from doikit.server.stores._sqlite import QUIET_SECONDS, SNAPSHOT_SECONDS
 from test_handle import values as handle_values
 

@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
-from doikit._doi import DOI
-from doikit._errors import InvalidDOI
 from doikit._lines import LineTooLong, NotUTF8
 from doikit._syntax import PercentError, percent_decode
+from doikit._written import bare_doi, encoded
 from doikit.handle._values import HandleFormatError, loads
 
 if TYPE_CHECKING:
@@ -68,12 +67,7 @@ def _name(text: object) -> str:
         name = percent_decode(text.strip())
     except PercentError as exc:
         raise ValueError(f"DOI {text!r} at position {exc.index}: {exc.detail}") from None
-    try:
-        doi = DOI(name)
-    except InvalidDOI as exc:
-        raise ValueError(str(exc)) from None
-    if str(doi) != name:
-        raise ValueError(f"give the bare DOI name {str(doi)!r}, not {text!r}")
+    bare_doi(name)  # (ValueError: not a name, or not bare)
     return name
 
 
@@ -195,29 +189,6 @@ class _Connection:
 
     def close(self) -> None:
         self.conn.close()
-
-
-# A string that JSON writes as it is (nothing to escape).
-_JSON_PLAIN: Final = re.compile(r'[^"\\\x00-\x1f]*').fullmatch
-_PLAIN_KEYS: Final = ["doi", "url", "line"]
-
-
-def encoded(item: dict[str, object]) -> bytes:
-    """*item* as one JSON line, as ``json.dumps(item, ensure_ascii=False)`` writes it; a
-    CSV record (``doi``, ``url``, ``line``, nothing to escape) is written without the
-    encoder, in the form the server reads without its decoder (a property test holds both
-    to the same bytes)."""
-    if list(item) == _PLAIN_KEYS:
-        doi, url, line = item["doi"], item["url"], item["line"]
-        if (
-            type(doi) is str
-            and type(url) is str
-            and type(line) is int
-            and _JSON_PLAIN(doi)
-            and _JSON_PLAIN(url)
-        ):
-            return f'{{"doi": "{doi}", "url": "{url}", "line": {line}}}'.encode()
-    return json.dumps(item, ensure_ascii=False).encode("utf-8")
 
 
 def _bodies(

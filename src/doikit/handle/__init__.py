@@ -102,6 +102,13 @@ from doikit.handle._values import (
     values_from_json,
     values_to_json,
 )
+from doikit.handle._values_text import (
+    all_public,
+    detours,
+    first_url,
+    one_url,
+    url_record_json,
+)
 from doikit.handle._wire import (
     NATIVE_MEDIA_TYPE,
     UDP_PAYLOAD,
@@ -355,6 +362,7 @@ __all__ = [
     "VerifyChallengeResponse",
     "admin_from_bytes",
     "admin_to_bytes",
+    "all_public",
     "choose_location",
     "data_from_wire",
     "data_to_json",
@@ -363,6 +371,7 @@ __all__ = [
     "decode_envelope",
     "decode_header",
     "decode_message",
+    "detours",
     "done_body",
     "encode",
     "encode_datagrams",
@@ -370,6 +379,7 @@ __all__ = [
     "encode_message",
     "error_body",
     "filter_values",
+    "first_url",
     "format_time",
     "handle_hash",
     "hashed_secret",
@@ -377,6 +387,7 @@ __all__ = [
     "key_from_json",
     "key_to_json",
     "loads",
+    "one_url",
     "parse_locations",
     "prefix_handle",
     "private_root",
@@ -401,6 +412,7 @@ __all__ = [
     "split_datagrams",
     "success_body",
     "type_matches",
+    "url_record_json",
     "value_from_json",
     "value_from_wire",
     "value_to_json",

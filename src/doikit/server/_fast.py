@@ -9,15 +9,13 @@ Starlette app unchanged.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Final
 
 from doikit._syntax import fold
-from doikit.handle import success_body
+from doikit.handle import all_public, detours, first_url, success_body
 from doikit.server import _pages
 from doikit.server._http import expires, redirectable, safe_location
-from doikit.server.stores import all_public
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,36 +32,6 @@ _HTML: Final = (b"content-type", b"text/html; charset=utf-8")
 # A Location that needs no escaping: printable ASCII without space and without the
 # characters safe_location would escape.
 _PLAIN_URL: Final = re.compile(r"[!#$%&'()*+,\-./0-9:;=?@A-Z\[\]_a-z~]+")
-# Where the first value of type URL starts (ASCII case ignored), and what must follow.
-_URL_TYPE: Final = re.compile(r'"type":"(?i:url)"', re.ASCII)
-_STRING_DATA: Final = ',"data":{"format":"string","value":"'
-_DECODER: Final = json.JSONDecoder()
-_TTL: Final = re.compile(r'\},"ttl":([0-9]+)[,}]', re.ASCII)
-
-
-def _first_url(text: str) -> tuple[str, int] | None:
-    """The first URL value's text and TTL in canonical values JSON, or None when that value
-    is not plain string data with a TTL in seconds (the full route then decides)."""
-    kind = _URL_TYPE.search(text)
-    if kind is None or not text.startswith(_STRING_DATA, kind.end()):
-        return None
-    start = kind.end() + len(_STRING_DATA)  # just after the opening quote
-    close = text.find('"', start)
-    if close < 0:
-        return None
-    url = text[start:close]
-    if "\\" in url:  # escapes, perhaps an escaped quote: JSON reads the string
-        url, after = _DECODER.raw_decode(text, start - 1)
-        close = after - 1
-    ttl = _TTL.match(text, close + 1)
-    if ttl is None or not isinstance(url, str):
-        return None
-    return url, int(ttl.group(1))
-
-
-_DETOUR: Final = re.compile(r'"type":"(?i:hs_alias|10320/loc)"', re.ASCII)
-
-
 #: A reply: status, headers (lower-case names) and body.
 Reply = tuple[int, list[tuple[bytes, bytes]], bytes]
 
@@ -93,10 +61,10 @@ def _redirect_reply(name: str, stored: StoredRecord | None) -> Reply | None:
     # The values are doikit's own canonical JSON (values_to_json), where a quote inside a
     # string is always escaped: these patterns can only match real keys.
     text = stored.values_json
-    if _DETOUR.search(text) or not all_public(text):
+    if detours(text) or not all_public(text):
         # The full route follows aliases, chooses locations and hides private values.
         return None
-    found = _first_url(text)
+    found = first_url(text)
     if found is None:
         return None
     url, ttl = found

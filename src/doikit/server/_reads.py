@@ -23,6 +23,7 @@ from doikit.handle import (
     RC_INVALID_HANDLE,
     RC_PROTOCOL_ERROR,
     HandleRecord,
+    all_public,
     filter_values,
     record_body,
     success_body,
@@ -53,7 +54,7 @@ from doikit.server._http import (
 )
 from doikit.server._openapi import openapi
 from doikit.server._upstream import STALE_WARNING
-from doikit.server.stores import INDEXED_CHARS, Found, all_public, stored_values
+from doikit.server.stores import INDEXED_CHARS, Found, stored_values
 
 if TYPE_CHECKING:
     from starlette.requests import Request

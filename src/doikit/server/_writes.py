@@ -17,15 +17,13 @@ import contextlib
 import json
 import logging
 import random
-import re
 import time
 import uuid
 from typing import TYPE_CHECKING, Final
 
 from doikit._deposit import MAX_REQUEST
-from doikit._doi import DOI
-from doikit._errors import InvalidDOI
 from doikit._syntax import fold
+from doikit._written import bare_doi, plain_line
 from doikit.handle import (
     RC_HANDLE_ALREADY_EXISTS,
     RC_HANDLE_NOT_FOUND,
@@ -39,6 +37,7 @@ from doikit.handle import (
     loads,
     parse_locations,
     type_matches,
+    url_record_json,
     value_from_json,
     values_from_json,
     values_to_json,
@@ -65,6 +64,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from doikit._doi import DOI
     from doikit.server._auth import Authority, Caller
     from doikit.server.stores import Store, StoredRecord
 
@@ -103,11 +103,9 @@ def bare_name(text: str) -> DOI:
     :raises Refused: rc 102 with the reason.
     """
     try:
-        doi = DOI(text)
-    except InvalidDOI as exc:
+        doi = bare_doi(text)
+    except ValueError as exc:
         raise Refused(RC_INVALID_HANDLE, str(exc)) from None
-    if str(doi) != text:
-        raise Refused(RC_INVALID_HANDLE, f"write the bare DOI name {str(doi)!r}, not {text!r}")
     # (a name of at most a quarter of the limit in characters fits in any encoding)
     size = len(text) if len(text) <= MAX_NAME_BYTES // 4 else len(text.encode("utf-8"))
     if size > MAX_NAME_BYTES:
@@ -583,28 +581,11 @@ def deposit_rows(
     return rows, rejected
 
 
-_URL_LINE_HEAD: Final = '[{"index":1,"type":"URL","data":{"format":"string","value":'
-# The line `doikit deposit` writes, {"doi": "…", "url": "…", "line": N}, with no escape or
-# control character in its strings: read without a JSON decoder (a third of a line's cost).
-# Any other line, and one whose bytes are not UTF-8, takes the JSON path; a property test
-# holds the two to the same answers.
-_PLAIN_LINE: Final = re.compile(
-    rb'\{"doi": ?"([^"\\\x00-\x1f]*)", ?"url": ?"([^"\\\x00-\x1f]*)"'
-    rb'(?:, ?"line": ?([1-9][0-9]{0,8}))?\}'
-)
-
-
 def _deposit_row(line: bytes, allowed: tuple[str, ...], now: int, stamp: str) -> Row:
-    plain = _PLAIN_LINE.fullmatch(line)
+    plain = plain_line(line)  # (the common line; any other takes the JSON path)
     if plain is not None:
-        given_name, given_url, given_number = plain.groups()
-        try:
-            name, url = given_name.decode("utf-8"), given_url.decode("utf-8")
-        except UnicodeDecodeError:
-            pass  # the JSON path says where
-        else:
-            number = int(given_number) if given_number else None
-            return _url_row(_named(name, allowed, number), name, url, number, stamp)
+        name, url, number = plain
+        return _url_row(_named(name, allowed, number), name, url, number, stamp)
     return _json_row(line, allowed, now, stamp)
 
 
@@ -651,10 +632,4 @@ def _url_row(doi: DOI, name: str, url: str, number: int | None, stamp: str) -> R
     problem = valid_http_url(url)
     if problem:
         raise _LineError(f"url: {problem}", name, number)
-    literal = (
-        f'"{url}"'
-        if url.isascii() and '"' not in url and "\\" not in url
-        else json.dumps(url, ensure_ascii=False)
-    )
-    values_json = f'{_URL_LINE_HEAD}{literal}}},"ttl":86400,"timestamp":"{stamp}"}}]'
-    return Row(doi.key, str(doi), doi.prefix, values_json)
+    return Row(doi.key, str(doi), doi.prefix, url_record_json(url, stamp))

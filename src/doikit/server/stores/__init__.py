@@ -14,11 +14,10 @@ decoding and re-encoding it. Tokens are stored as SHA-256 digests only.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
 
-from doikit.handle import HandleFormatError, HandleValue, values_from_json
+from doikit.handle import HandleFormatError, HandleValue, one_url, values_from_json
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -36,27 +35,6 @@ class StoredRecord(NamedTuple):
         :raises DamagedRecordError: when this build cannot read them.
         """
         return stored_values(self.name, self.values_json)
-
-
-#: What a value with permissions of its own looks like in stored values JSON: its
-#: ``permissions`` key follows its ``data`` object (:func:`doikit.handle.values_to_json` writes
-#: every value so, and writes the key only when a value is not publicly readable).
-_OWN_PERMISSIONS: Final = '},"permissions":'
-
-
-def all_public(values_json: str) -> bool:
-    """Whether every value of stored values JSON is publicly readable, so that the record can
-    be served as stored. An HS_ADMIN value's own ``permissions`` (inside its data) is not a
-    value's permissions; a ``permissions`` key inside structured data that follows an object
-    may make this False for a public record, which only sends it the long way.
-
-    >>> admin = '[{"index":100,"type":"HS_ADMIN","data":{"format":"admin","value":{"handle":"0.NA/10.1","index":200,"permissions":"011111111111"}},"ttl":86400}]'
-    >>> all_public(admin)
-    True
-    >>> all_public('[{"index":1,"type":"EMAIL","data":{"format":"string","value":"a@b"},"permissions":"1110","ttl":86400}]')
-    False
-    """  # noqa: E501 - the records as stored
-    return _OWN_PERMISSIONS not in values_json
 
 
 def stored_values(name: str, values_json: str) -> tuple[HandleValue, ...]:
@@ -158,19 +136,11 @@ INDEXED_CHARS: Final = 256
 _UNINDEXED: Final = frozenset({b"hs_admin", b"hs_vlist", b"hs_seckey", b"hs_pubkey", b"hs_site"})
 
 
-# The values JSON of one public URL value as doikit writes it (type "URL" exactly, a string
-# without escapes, no permissions): its entry is read without decoding the JSON.
-_ONE_URL: Final = re.compile(
-    r'\[\{"index":[0-9]+,"type":"URL","data":\{"format":"string","value":"([^"\\\x00]*)"\},'
-    r'"ttl":[0-9]+(?:,"timestamp":"[^"]*")?\}\]'
-)
-
-
 def _plain_url(values_json: str) -> str | None:
     """The one entry's text of a deposit's common record (one public URL value without
     escapes), read without decoding the JSON; ``None`` for any other record."""
-    plain = _ONE_URL.fullmatch(values_json)
-    return None if plain is None else plain.group(1)[:INDEXED_CHARS]
+    plain = one_url(values_json)
+    return None if plain is None else plain[:INDEXED_CHARS]
 
 
 def index_entries(values_json: str) -> set[tuple[str, str]]:
