@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Final, Literal, Self, cast, final, overload
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple, Self, cast, final, overload
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from types import ModuleType
 
 from doikit._errors import InvalidDOI
@@ -21,7 +21,7 @@ from doikit._present import (
     url_path,
 )
 from doikit._safety import Finding, findings
-from doikit._syntax import RESOLVER_HOSTS, fold
+from doikit._syntax import DOI_URI, RESOLVER_HOSTS, URN, fold
 
 #: The resolver a name is presented under when none is given: the doi.org proxy. The one
 #: spelling of it: URLs, the CLI's --resolver defaults and the client's base URL take it.
@@ -258,7 +258,7 @@ class DOI(_Base):
         >>> DOI("10.26321/Á.GUTIÉRREZ.ZARZA.02.2018.03").to_uri()
         'doi:10.26321/%C3%81.GUTI%C3%89RREZ.ZARZA.02.2018.03'
         """
-        return f"doi:{uri_part(self.prefix)}/{uri_part(self.suffix)}"
+        return f"{DOI_URI}{uri_part(self.prefix)}/{uri_part(self.suffix)}"
 
     def to_urn(self) -> str:
         """The URN form of seed 000: a ':' in place of the first '/', other slashes
@@ -267,7 +267,7 @@ class DOI(_Base):
         >>> DOI("10.123/456ABC/zyz").to_urn()
         'urn:doi:10.123:456ABC%2Fzyz'
         """
-        return f"urn:doi:{self.prefix}:{uri_part(self.suffix)}"
+        return f"{URN}{self.prefix}:{uri_part(self.suffix)}"
 
     def warnings(self) -> tuple[Finding, ...]:
         """Presentation-safety findings (004 ch. 6, UTR #36), in order of position.
@@ -276,6 +276,39 @@ class DOI(_Base):
         ['confusable']
         """
         return findings(self._DOI__name, self._DOI__name.index("/"))
+
+
+class Form(NamedTuple):
+    """A written form of a DOI name: a row of :data:`FORMS`."""
+
+    #: Writes a DOI in this form: ``write(doi, resolver, encoding)``; the resolver and the
+    #: encoding matter to ``url`` alone.
+    write: Callable[[DOI, str, Encoding], str]
+    #: What the form is, for help texts.
+    doc: str
+    #: What the presentation starts with (``url``'s: the default resolver); None for the
+    #: name itself and for its key, which are not presentations.
+    head: str | None
+    #: Whether a shortDOI (``10/abc``) has a spelling in this form: its head, then itself.
+    short: bool
+
+
+#: The written forms of a DOI name, by the name ``--to`` takes: the one table that the CLI's
+#: choices (``convert`` offers every form, ``extract`` those a shortDOI has too), its
+#: outputs (``inspect`` shows every presentation) and its help read. A new form is a row
+#: here and its line in docs/cli.md.
+FORMS: Final[dict[str, Form]] = {
+    "bare": Form(lambda doi, _r, _e: str(doi), "the name as written", None, short=True),
+    "url": Form(
+        lambda doi, resolver, encoding: doi.to_url(resolver, encoding=encoding),
+        "a resolver URL",
+        DEFAULT_RESOLVER,
+        short=True,
+    ),
+    "uri": Form(lambda doi, _r, _e: doi.to_uri(), "the doi URI", DOI_URI, short=True),
+    "urn": Form(lambda doi, _r, _e: doi.to_urn(), "the URN", URN, short=False),
+    "key": Form(lambda doi, _r, _e: doi.key, "the comparison key", None, short=False),
+}
 
 
 # The DOI for a name the caller has checked is valid (the extractor's decided paths).

@@ -15,9 +15,9 @@ from typing import IO, TYPE_CHECKING, Final, NamedTuple
 import click
 
 from doikit import DOI, Found, FoundShort, find_all, find_short
-from doikit._doi import DEFAULT_RESOLVER
+from doikit._doi import DEFAULT_RESOLVER, FORMS
 from doikit._lines import Readable, TextBlocks
-from doikit.cli._input import terminal_hint
+from doikit.cli._input import terminal_hint, to_option
 from doikit.pdf import MEMORY, TIMEOUT, is_pdf
 
 if TYPE_CHECKING:
@@ -132,14 +132,7 @@ _PROGRESS_FROM: Final = 1 << 20
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option(
-    "--to",
-    "form",
-    type=click.Choice(["bare", "url", "uri"]),
-    default="bare",
-    show_default=True,
-    help="The presentation to write.",
-)
+@to_option(name for name, form in FORMS.items() if form.short)  # shortDOIs are written too
 @click.option("--unique", is_flag=True, help="Write each DOI once (by ASCII-folded key).")
 @click.option(
     "--json", "as_json", is_flag=True, help="Write JSON Lines with file, line, column and span."
@@ -299,13 +292,6 @@ def _noting_shorts(lines: Iterable[str], shorts: collections.deque[FoundShort]) 
         offset += len(line)
 
 
-_DOI_FORMS: Final[dict[str, Callable[[DOI], str]]] = {
-    "bare": str,
-    "url": DOI.to_url,
-    "uri": DOI.to_uri,
-}
-
-
 class _Writer:
     """Writes what `extract` finds in one input: once each with --unique, in the chosen
     presentation, as a line or a JSON Lines record."""
@@ -316,25 +302,29 @@ class _Writer:
         self._path = path
         self.lines: _LineIndex | None = None  # a text's lines, for --json
         self._form = form
+        row = FORMS[form]
+        self._in_form: Callable[[DOI], str] = lambda doi: row.write(
+            doi, DEFAULT_RESOLVER, "recommended"
+        )
+        self._short_head = row.head or ""
         self._seen = seen if unique else None
         self._as_json = as_json
 
     def doi(self, found: Found) -> None:
         doi = found.doi
         if _first_time(self._seen, doi.key):
-            self._write(_DOI_FORMS[self._form](doi), "doi", str(doi), found)
+            self._write(self._in_form(doi), "doi", str(doi), found)
 
     def short(self, found: FoundShort) -> None:
         handle = found.handle
         if _first_time(self._seen, handle):
-            out = {"bare": "", "url": DEFAULT_RESOLVER, "uri": "doi:"}[self._form] + handle
-            self._write(out, "shortdoi", handle, found)
+            self._write(self._short_head + handle, "shortdoi", handle, found)
 
     def pdf(self, found: PDFFound) -> None:
         doi = found.doi
         if not _first_time(self._seen, doi.key):
             return
-        out = _DOI_FORMS[self._form](doi)
+        out = self._in_form(doi)
         if self._as_json:
             record = {"file": self._path, "page": found.page, "where": found.where}
             record |= {"text": found.text, "doi": str(doi), self._form: out}

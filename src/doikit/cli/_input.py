@@ -18,16 +18,17 @@ import importlib.util
 import shlex
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 import click
 
 from doikit import DOI, InvalidDOI
+from doikit._doi import FORMS
 from doikit._errors import _short, needs_extra
 from doikit._lines import LineTooLong, NotUTF8, bounded_lines, decode_line, without_ending
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 
 class Input:
@@ -53,6 +54,20 @@ class Input:
         self.error = error
         self.code = code
         self.quiet = quiet
+
+
+def to_option(forms: Iterable[str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The ``--to FORM`` option of a command that writes the *forms* of
+    :data:`doikit._doi.FORMS` it names: its choices and its help, from that table."""
+    names = list(forms)
+    return click.option(
+        "--to",
+        "form",
+        type=click.Choice(names),
+        default="bare",
+        show_default=True,
+        help="The form to write: " + ", ".join(f"{n} ({FORMS[n].doc})" for n in names) + ".",
+    )
 
 
 #: The longest line a deposit reads (a record of that size is far beyond any real one; a

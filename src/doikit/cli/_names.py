@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from doikit import DOI, InvalidDOI
-from doikit._doi import DEFAULT_RESOLVER
-from doikit.cli._input import DOI_TYPE, Input, file_hint, inputs, invalid_message, problem
+from doikit._doi import DEFAULT_RESOLVER, FORMS
+from doikit.cli._input import (
+    DOI_TYPE,
+    Input,
+    file_hint,
+    inputs,
+    invalid_message,
+    problem,
+    to_option,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-_FORMS: Final = ("bare", "url", "uri", "urn", "key")
 
 
 def _record(item: Input, **fields: object) -> str:
@@ -62,14 +68,7 @@ def check(texts: tuple[str, ...], *, as_json: bool) -> None:
 
 @click.command()
 @click.argument("texts", nargs=-1)
-@click.option(
-    "--to",
-    "form",
-    type=click.Choice(_FORMS),
-    default="bare",
-    show_default=True,
-    help="The presentation to write.",
-)
+@to_option(FORMS)
 @click.option(
     "--resolver", default=DEFAULT_RESOLVER, show_default=True, help="Resolver for --to url."
 )
@@ -85,14 +84,10 @@ def convert(
     texts: tuple[str, ...], form: str, resolver: str, encoding: str, *, as_json: bool
 ) -> None:
     """Write each input in another presentation."""
+    write = FORMS[form].write
 
     def handle(doi: DOI) -> dict[str, Any]:
-        if form == "url":
-            out = doi.to_url(
-                resolver, encoding="mandatory" if encoding == "mandatory" else "recommended"
-            )
-        else:
-            out = {"bare": str(doi), "uri": doi.to_uri(), "urn": doi.to_urn(), "key": doi.key}[form]
+        out = write(doi, resolver, "mandatory" if encoding == "mandatory" else "recommended")
         return {"doi": str(doi), form: out} if as_json else {"text": out}
 
     sys.exit(_each(texts, as_json=as_json, handle=handle))
@@ -130,9 +125,11 @@ def _fields(doi: DOI) -> dict[str, Any]:
         "registrant": doi.registrant,
         "suffix": doi.suffix,
         "key": doi.key,
-        "url": doi.to_url(),
-        "uri": doi.to_uri(),
-        "urn": doi.to_urn(),
+        **{
+            name: form.write(doi, DEFAULT_RESOLVER, "recommended")
+            for name, form in FORMS.items()
+            if form.head is not None  # every presentation
+        },
         "warnings": [
             {"code": w.code, "position": w.position, "message": w.message} for w in doi.warnings()
         ],
