@@ -499,14 +499,7 @@ class Resolver:
         cached = self.cache.sites(handle)
         if cached is not None:
             return cached
-        if depth > MAX_SERVICE_DEPTH:
-            msg = f"HS_SERV chain deeper than {MAX_SERVICE_DEPTH} at {handle}"
-            raise HandleServerError(handle, msg)
-        parents = yield from self._service(handle, depth + 1)
-        request = ResolutionRequest(
-            handle, (), SERVICE_TYPES, op_flags=self._flags, expiration=self._expiration()
-        )
-        reply, where = yield from self._query(parents, request, handle, depth)
+        reply, where = yield from self._service_values(handle, SERVICE_TYPES, depth, "HS_SERV")
         if not isinstance(reply, ResolutionResponse):
             # 301 from every server: none homes the prefix handle (doikit serve's answer
             # where CNRI's root, homing 0.NA/0.NA, answers 100).
@@ -558,20 +551,28 @@ class Resolver:
         cannot be resolved); ``0.NA/0.NA`` stands for the root sites, as in ``HS_SERV``."""
         if handle.upper() == "0.NA/0.NA":
             return (yield from self._root())
-        if depth > MAX_SERVICE_DEPTH:
-            msg = f"HS_SERV.PREFIX chain deeper than {MAX_SERVICE_DEPTH} at {handle}"
-            raise HandleServerError(handle, msg)
-        parents = yield from self._service(handle, depth + 1)
-        request = ResolutionRequest(
-            handle, (), _PREFIX_REFERRAL_TYPES, op_flags=self._flags, expiration=self._expiration()
-        )
-        reply, _ = yield from self._query(parents, request, handle, depth)
+        kinds = _PREFIX_REFERRAL_TYPES
+        reply, _ = yield from self._service_values(handle, kinds, depth, "HS_SERV.PREFIX")
         if not isinstance(reply, ResolutionResponse):
             return ()
         sites, _ = yield from self._sites_from(reply.values, depth, prefix=True)
         return sites
 
     # --- asking a service ----------------------------------------------------------------
+
+    def _service_values(
+        self, handle: str, types: tuple[str, ...], depth: int, chain: str
+    ) -> Generator[Exchange, Reply, tuple[_Answer, str]]:
+        """The values of *types* of the service handle *handle*, asked of its own service
+        (a *chain* of service handles is followed at most :data:`MAX_SERVICE_DEPTH` deep)."""
+        if depth > MAX_SERVICE_DEPTH:
+            msg = f"{chain} chain deeper than {MAX_SERVICE_DEPTH} at {handle}"
+            raise HandleServerError(handle, msg)
+        parents = yield from self._service(handle, depth + 1)
+        request = ResolutionRequest(
+            handle, (), types, op_flags=self._flags, expiration=self._expiration()
+        )
+        return (yield from self._query(parents, request, handle, depth))
 
     def _query(
         self,
