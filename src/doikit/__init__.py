@@ -28,21 +28,6 @@ from doikit._safety import Finding
 
 __version__ = "0.1.0"
 
-# Pickles and reprs name the public path, so internal modules can move between releases.
-for _public in (
-    DOIError,
-    InvalidDOI,
-    Finding,
-    Found,
-    ResolutionError,
-    DOINotFound,
-    HandleServerError,
-    MalformedResponse,
-    TransportError,
-):
-    _public.__module__ = __name__
-del _public
-
 __all__ = [
     "DOI",
     "DOIError",
@@ -67,3 +52,11 @@ __all__ = [
     "parse_many",
     "validate",
 ]
+
+# Pickles, reprs and tracebacks name the public path of every class, so internal modules can
+# move between releases (a pickle written by one release is read by the next).
+for _name in __all__:
+    _public = globals()[_name]
+    if isinstance(_public, type):
+        _public.__module__ = __name__
+del _name, _public

@@ -13,7 +13,6 @@ from doikit._errors import InvalidDOI
 from doikit._present import (
     _QUICK,
     Encoding,
-    _NameError,
     check_name,
     parse,
     parse_rest,
@@ -21,7 +20,7 @@ from doikit._present import (
     url_path,
 )
 from doikit._safety import Finding, findings
-from doikit._syntax import DOI_URI, RESOLVER_HOSTS, URN, fold
+from doikit._syntax import DOI_URI, RESOLVER_HOSTS, URN, Key, TextError, ascii_fold, fold
 
 #: The resolver a name is presented under when none is given: the doi.org proxy. The one
 #: spelling of it: URLs, the CLI's --resolver defaults and the client's base URL take it.
@@ -172,7 +171,6 @@ class DOI(_Base):
 
     # The state, key, str(), equality and order are DOIState's (above).
     __slots__ = ()
-    __module__ = "doikit"  # pickles name doikit.DOI, which survives internal moves
 
     @classmethod
     def from_parts(cls, *, prefix: str, suffix: str) -> DOI:
@@ -188,7 +186,7 @@ class DOI(_Base):
             raise InvalidDOI(name, "registrant", prefix.index("/"), "the prefix contains '/'")
         try:
             check_name(name)
-        except _NameError as exc:
+        except TextError as exc:
             raise InvalidDOI(name, exc.code, exc.index, exc.detail) from None
         return cls._known(name)
 
@@ -341,7 +339,7 @@ def is_valid(text: object) -> bool:
     return True
 
 
-def normalize(text: str) -> str:
+def normalize(text: str) -> Key:
     """The comparison key of the DOI name in *text*: bare, ASCII letters lower-cased.
 
     Two texts name the same DOI exactly when their keys are equal.
@@ -355,9 +353,9 @@ def normalize(text: str) -> str:
     if match is not None:
         name = match[2]
         if name is not None and "%" not in name:
-            return name.lower()  # the match is ASCII
+            return ascii_fold(name)  # the match is ASCII
     name = parse_rest(text, match)
-    return name.lower() if name.isascii() else fold(name)
+    return ascii_fold(name) if name.isascii() else fold(name)
 
 
 # With the C accelerator, parse() (behind validate() and is_valid()) and normalize() are the

@@ -4,26 +4,49 @@ Every error doikit raises on purpose is a :class:`DOIError`; the root itself is 
 raised. A program catches the branch it can handle::
 
     * DOIError
-      x InvalidDOI(ValueError)    .code  .position  .text   the text is not a DOI name
-      x ResolutionError           .doi                      resolving did not give a record
-        + DOINotFound             rc 100 / HTTP 404
-        + HandleServerError       .status .response_code    rc 2, 5xx, or another error code
-        + MalformedResponse       .status                   the reply is not the Handle JSON
-        + TransportError                                    timeout, refused connection, …
+      x InvalidDOI(ValueError)         .code .position .text .detail  not a DOI name
+      x ResolutionError                .doi                           resolving gave no record
+        + DOINotFound                                                 rc 100 / HTTP 404
+        + HandleServerError            .status .response_code         rc 2, another code, 5xx
+        + MalformedResponse                                           not the Handle JSON
+        + TransportError                                              timeout, refused, …
+      x HandleFormatError(ValueError)  .where .detail                 JSON not in the format
+        + HandleWireError              .offset .field                 bytes not a Handle message
 
-``.code`` is a stable, machine-readable reason (one of :data:`ERROR_CODES`); ``.position``
-is the index into the text the caller passed (``None`` when no single character is at
-fault); the message says what is wrong and where, for a person.
+(``HandleFormatError`` and ``HandleWireError`` are :mod:`doikit.handle`'s; the rest are
+:mod:`doikit`'s. tests/test_error_model.py holds this drawing to the classes.) Inside, one
+private error, ``doikit._syntax.TextError`` (a bad escape or a name that is not one, at an
+index of the text read), becomes InvalidDOI with the position in the caller's input.
+
+``.code`` is a stable, machine-readable reason (one of :data:`ERROR_CODES`, typed
+:data:`ErrorCode`); ``.position`` is the index into the text the caller passed (``None``
+when no single character is at fault); the message says what is wrong and where, for a
+person.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 from doikit._syntax import RESOLVER_HOSTS_TEXT
 
-#: Every value ``InvalidDOI.code`` can take, with what it means. Stable across releases.
-ERROR_CODES: Final[dict[str, str]] = {
+#: Every value ``InvalidDOI.code`` can take: a closed set, stable across releases.
+ErrorCode = Literal[
+    "empty",
+    "not-a-doi",
+    "unsupported-url",
+    "short-doi",
+    "directory",
+    "registrant",
+    "missing-slash",
+    "empty-suffix",
+    "not-graphic",
+    "percent-escape",
+    "utf8",
+    "not-a-uri",
+]
+#: What each :data:`ErrorCode` means (a test holds the two to the same codes).
+ERROR_CODES: Final[dict[ErrorCode, str]] = {
     "empty": "there is no DOI name: the text, or the part after its presentation prefix, is empty",
     "not-a-doi": "the text is neither a DOI name nor a presentation of one",
     "unsupported-url": f"a URL whose host is not a DOI resolver ({RESOLVER_HOSTS_TEXT})",
@@ -54,15 +77,15 @@ class InvalidDOI(DOIError, ValueError):  # noqa: N818 - the name the issue and u
     registrant 5
     """
 
-    def __init__(self, text: str, code: str, position: int | None, detail: str) -> None:
+    def __init__(self, text: str, code: ErrorCode, position: int | None, detail: str) -> None:
         self.text = text
-        self.code = code
+        self.code: ErrorCode = code
         self.position = position
         self.detail = detail
         where = "" if position is None else f" at position {position}"
         super().__init__(f"{_short(text)} is not a valid DOI name{where}: {detail}")
 
-    def __reduce__(self) -> tuple[type[InvalidDOI], tuple[str, str, int | None, str]]:
+    def __reduce__(self) -> tuple[type[InvalidDOI], tuple[str, ErrorCode, int | None, str]]:
         return (type(self), (self.text, self.code, self.position, self.detail))
 
 

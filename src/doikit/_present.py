@@ -39,7 +39,7 @@ from doikit._syntax import (
     URL_MANDATORY,
     URL_RECOMMENDED,
     URN,
-    PercentError,
+    TextError,
     decoded_index,
     describe,
     first_non_graphic,
@@ -80,31 +80,21 @@ _URN_PREFIX: Final = re.compile(r"(?:api/handles/)?" + re.escape(URN), re.IGNORE
 _QUERY_OR_FRAGMENT: Final = re.compile(r"[?#]")
 
 
-class _NameError(Exception):
-    """A validation failure at ``index`` of the name (mapped to the input by the caller)."""
-
-    def __init__(self, code: str, index: int, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.index = index
-        self.detail = detail
-
-
 def check_name(name: str) -> int:
     """Validate a DOI name; return the index of the '/' between prefix and suffix.
 
-    :raises _NameError: with the index into *name* of the first fault.
+    :raises TextError: with the index into *name* of the first fault.
     """
     match = PREFIX_RE.match(name)
     if match is None:
         _diagnose_prefix(name)
     end = match.end()
     if end == len(name):
-        raise _NameError("empty-suffix", end, "the suffix after the '/' is empty")
+        raise TextError("empty-suffix", end, "the suffix after the '/' is empty")
     bad = first_non_graphic(name, end)
     if bad >= 0:
         char = name[bad]
-        raise _NameError(
+        raise TextError(
             "not-graphic",
             bad,
             f"{describe(char)} is {why_not_graphic(char)}; a DOI name holds only "
@@ -116,14 +106,14 @@ def check_name(name: str) -> int:
 def _diagnose_prefix(name: str) -> NoReturn:
     """Raise the precise error for a name whose prefix does not match ``10.<digits>/``."""
     if name.startswith("10/"):
-        raise _NameError(
+        raise TextError(
             "short-doi",
             0,
             "'10/…' is a shortDOI alias, not a DOI name; expand it through a resolver first",
         )
     if not name.startswith("10."):
         index = 0 if not name.startswith("10") else 2
-        raise _NameError(
+        raise TextError(
             "directory", index, "a DOI name starts with the directory indicator '10' and '.'"
         )
     segment_start = 3
@@ -132,24 +122,22 @@ def _diagnose_prefix(name: str) -> NoReturn:
         if char in "./":
             if index == segment_start:
                 what = "the registrant code" if index == 3 else "a registrant subdivision"
-                raise _NameError("registrant", index, f"{what} is empty")
+                raise TextError("registrant", index, f"{what} is empty")
             if char == "/":
                 break  # pragma: no cover - PREFIX_RE would have matched
             segment_start = index + 1
         elif not "0" <= char <= "9":
-            raise _NameError(
+            raise TextError(
                 "registrant",
                 index,
                 f"{describe(char)} is not allowed in a registrant code, "
                 "which is ASCII digits 0-9 with optional '.' subdivisions",
             )
     if segment_start == len(name) and len(name) > 3:
-        raise _NameError("registrant", len(name) - 1, "a registrant subdivision is empty")
+        raise TextError("registrant", len(name) - 1, "a registrant subdivision is empty")
     if len(name) == 3:
-        raise _NameError("registrant", 3, "the registrant code is empty")
-    raise _NameError(
-        "missing-slash", len(name), "there is no '/' between the prefix and the suffix"
-    )
+        raise TextError("registrant", 3, "the registrant code is empty")
+    raise TextError("missing-slash", len(name), "there is no '/' between the prefix and the suffix")
 
 
 # The fast path: one pattern, matched in C, decides the common, unambiguous shapes whole: a
@@ -263,7 +251,7 @@ def _parse_slow(text: str) -> str:
         # A bare name is taken literally: a '%' in it is a '%'.
         try:
             check_name(stripped)
-        except _NameError as exc:
+        except TextError as exc:
             lead = len(text) - len(text.lstrip())
             raise _invalid(text, exc, lead + exc.index) from None
         return stripped
@@ -286,7 +274,7 @@ def _parse_slow(text: str) -> str:
             raw = raw[: cut.start()]
     try:
         decoded = percent_decode(raw)
-    except PercentError as exc:
+    except TextError as exc:
         raise InvalidDOI(text, exc.code, _lead(text) + start + exc.index, exc.detail) from None
     skip = 0
     urn = kind == "urn"
@@ -304,9 +292,9 @@ def _parse_slow(text: str) -> str:
         )
     try:
         check_name(name)
-    except _NameError as exc:
+    except TextError as exc:
         if exc.code == "directory" and kind == "url" and name.isalnum() and name.isascii():
-            exc = _NameError(
+            exc = TextError(
                 "short-doi",
                 0,
                 "a doi.org/<code> URL is a shortDOI alias, not a DOI name; "
@@ -332,7 +320,7 @@ def _lead(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
-def _invalid(text: str, exc: _NameError, position: int) -> InvalidDOI:
+def _invalid(text: str, exc: TextError, position: int) -> InvalidDOI:
     return InvalidDOI(text, exc.code, position, exc.detail)
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Final
+from typing import TYPE_CHECKING, Final, NewType
+
+if TYPE_CHECKING:
+    from doikit._errors import ErrorCode
 
 # --- The presentations' resolvers -----------------------------------------------------
 #: The hosts of the resolvers whose URLs present a DOI name: the doi.org proxy under its
@@ -126,8 +129,20 @@ def why_not_graphic(char: str) -> str:
 # Unicode block". str.lower() folds far beyond ASCII (KELVIN SIGN -> k, U+0130 -> i̇), so
 # non-ASCII text is folded as UTF-8 bytes, where bytes.lower() touches A-Z only.
 
+#: The comparison key of a DOI name or handle, as :func:`fold` gives it: what names are
+#: compared, hashed and stored by. A ``str`` is a Key only once folded.
+Key = NewType("Key", str)
 
-def fold(name: str) -> str:
+if TYPE_CHECKING:
+
+    def ascii_fold(name: str, /) -> Key:
+        """:func:`fold` of a name known to be ASCII."""
+
+else:
+    ascii_fold = str.lower  # for ASCII, fold is str.lower: no call of ours, no cost
+
+
+def fold(name: str) -> Key:
     """ASCII-only lower-casing: the comparison key of a DOI name.
 
     >>> fold("10.1000/ABC-É")
@@ -136,8 +151,8 @@ def fold(name: str) -> str:
     '10.1000/\\u212a'
     """
     if name.isascii():
-        return name.lower()
-    return name.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+        return ascii_fold(name)
+    return Key(name.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass"))
 
 
 # --- Percent-encoding ----------------------------------------------------------------
@@ -145,14 +160,25 @@ def fold(name: str) -> str:
 _ESCAPE_RUN: Final = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 
 
-class PercentError(Exception):
-    """A bad escape at ``index`` of the text being decoded (``code`` as in InvalidDOI)."""
+class TextError(Exception):
+    """A fault at ``index`` of a text being read: a bad escape (:func:`percent_decode`) or
+    a DOI name that is not one (``doikit._present.check_name``), with ``code`` and
+    ``detail`` as :class:`~doikit.InvalidDOI` has them. The caller knows where that text sits
+    in its input, so it raises InvalidDOI with the position there (or refuses otherwise).
+    """
 
-    def __init__(self, code: str, index: int, detail: str) -> None:
+    def __init__(self, code: ErrorCode, index: int, detail: str) -> None:
         super().__init__(detail)
-        self.code = code
+        self.code: ErrorCode = code
         self.index = index
         self.detail = detail
+
+    def __reduce__(self) -> tuple[type[TextError], tuple[ErrorCode, int, str]]:
+        return (type(self), (self.code, self.index, self.detail))
+
+
+#: :class:`TextError` by the name the server, the deposit reader and the extractor catch it by.
+PercentError = TextError
 
 
 def percent_decode(text: str) -> str:
@@ -163,7 +189,7 @@ def percent_decode(text: str) -> str:
     ("Percent (%) will always be interpreted as the start of a hex encoded character"), and
     so are escapes that are not UTF-8.
 
-    :raises PercentError: with the index into *text* of the offending ``%``.
+    :raises TextError: with the index into *text* of the offending ``%``.
 
     >>> percent_decode("caf%C3%A9%2Fx")
     'café/x'
@@ -183,7 +209,7 @@ def percent_decode(text: str) -> str:
             index = start + 3 * exc.start
             bad = run[3 * exc.start : 3 * exc.start + 12]
             detail = f"the escapes {bad}… do not decode as UTF-8"
-            raise PercentError("utf8", index, detail) from None
+            raise TextError("utf8", index, detail) from None
         pos = match.end()
     _no_stray_percent(text, pos, len(text))
     parts.append(text[pos:])
@@ -194,7 +220,7 @@ def _no_stray_percent(text: str, start: int, end: int) -> None:
     index = text.find("%", start, end)
     if index >= 0:
         seen = text[index : index + 3]
-        raise PercentError(
+        raise TextError(
             "percent-escape",
             index,
             f"{seen!r} is not a %XX escape; a literal '%' is written %25",
