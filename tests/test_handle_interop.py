@@ -2,13 +2,17 @@
 `doikit serve --handle-port`, on SQLite and PostgreSQL: issue 28's interop list. And the
 other way round (issue 29, point 4): doikit's native resolver and `doikit serve
 --upstream-root` against CNRI's servers, a root homing 10.5555 and a second server homing
-10.6666 registered at it.
+10.6666 registered at it. And both together: `doikit serve --upstream-root` homing 10.6666,
+administered by identities that a CNRI root holds, which CNRI's client uses and doikit checks
+by asking the root (a VERIFY_CHALLENGE for a secret key, a certified resolution of a public
+key).
 
 CNRI's code is never part of this repository: build it outside it (handle-protocol.md §21)
 and point ``HANDLE_PEER`` at the build, a directory holding a ``handletool`` command that
 runs HandleTool with CNRI's library (and, for CNRI's servers, a ``start-server DIR PORT
 HTTP_PORT PREFIX`` command that makes a server directory and runs the server in the
-foreground, saying ``READY`` on stderr). Without it this module is skipped, saying why.
+foreground, saying ``READY`` on stderr; ``--reuse`` runs it again on a directory it made).
+Without it this module is skipped, saying why.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import httpx
 import pytest
 
 from conftest import DOIKIT, free_port, start_server, stop_server
+from doikit.handle import AdminData, HandleValue
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -194,15 +199,21 @@ def _url_value(url: str) -> str:
 
 
 def _start_cnri(
-    where: Path, port: int, prefix: str, *options: str, admin: str | None = None
+    where: Path,
+    port: int,
+    prefix: str,
+    *options: str,
+    admin: str | None = None,
+    http: int | None = None,
 ) -> subprocess.Popen[bytes]:
     """CNRI's server homing *prefix* made in *where* by the build's start-server (UDP and
-    TCP on *port*; *admin*/ADMIN with the secret ``secret``: PREFIX/ADMIN unless given),
-    once it says READY."""
+    TCP on *port*, HTTP on *http* or a free port; *admin*/ADMIN with the secret ``secret``:
+    PREFIX/ADMIN unless given), once it says READY."""
     start = Path(_PEER) / "start-server"
     if not start.exists():
         pytest.skip(f"{start} is missing: HANDLE_PEER holds no start-server for CNRI's server")
-    argv = [str(start), *options, str(where), str(port), str(free_port()), prefix]
+    http = free_port() if http is None else http
+    argv = [str(start), *options, str(where), str(port), str(http), prefix]
     argv += [admin, "secret"] if admin else []
     log = where.with_suffix(".log")
     with log.open("wb") as out:
@@ -218,6 +229,18 @@ def _start_cnri(
     process.kill()
     process.wait(10)
     pytest.fail(f"CNRI's server in {where} was not ready within 90 s")
+
+
+def _stop_cnri(*running: subprocess.Popen[bytes]) -> None:
+    """Stop CNRI's servers as SIGTERM does (it writes out the access log), or kill them."""
+    for process in running:
+        process.terminate()
+    for process in running:
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -277,14 +300,7 @@ def cnri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         ok("create", *other, "10.5555.1/w", _url_value("https://example.org/derived"))
         yield f"127.0.0.1:{root_port}"
     finally:
-        for process in running:
-            process.terminate()
-        for process in running:
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
+        _stop_cnri(*running)
 
 
 def resolve_native(root: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -394,3 +410,169 @@ def test_serve_upstream_root_which_ra(proxy: Server) -> None:
         {"DOI": "10.8888", "status": "DOI does not exist"},
         {"DOI": "not-a-doi", "status": "Invalid DOI"},
     ]
+
+
+# --- identities held at CNRI's root administer doikit (issue 28: remote identities) -------------
+
+
+class Root:
+    """CNRI's server as a private root (``start-server --root``) homing 10.5555 and holding
+    10.5555/ADMIN: the secret ``secret`` at 300, a DSA key at 301 and an RSA key at 302,
+    their private keys in ``keys/``. Stopped and started again in place, on the same ports."""
+
+    def __init__(self, where: Path) -> None:
+        self.where, self.port, self.http = where, free_port(), free_port()
+        self.process = _start_cnri(where, self.port, "10.5555", "--root", http=self.http)
+
+    def stop(self) -> None:
+        _stop_cnri(self.process)
+
+    def restart(self) -> None:
+        self.process = _start_cnri(self.where, self.port, "10.5555", "--reuse", http=self.http)
+
+    def asked(self) -> set[tuple[str, str, str]]:
+        """(op code, response code, handle) of each request in the access log, which CNRI's
+        server writes out once a minute and when stopped."""
+        log = (self.where / "logs" / "access.log").read_text("utf-8")
+        # 127.0.0.1 UDP:HDL(2.11) "2026-11-28 18:06:29.414Z" 201 1 24ms  10.5555/ADMIN
+        fields = [line.split('"')[2].split() for line in log.splitlines()]
+        return {(f[0], f[1], f[-1]) for f in fields}
+
+
+class Remote:
+    """`doikit serve --upstream-root` at a CNRI :class:`Root`, homing 10.6666 on SQLite; its
+    0.NA/10.6666 names the root's three 10.5555/ADMIN identities in HS_ADMIN values, and the
+    root holds 0.NA/10.6666 with doikit's HS_SITE."""
+
+    def __init__(self, server: Server, port: int, root: Root) -> None:
+        self.server, self.port, self.root = server, str(port), root
+        keys = root.where / "keys"
+        self.identities = {
+            "secret": _ADMIN,
+            "dsa": f"pub:301:10.5555/ADMIN:{keys / 'admin_dsa_priv.bin'}",
+            "rsa": f"pub:302:10.5555/ADMIN:{keys / 'admin_rsa_priv.bin'}",
+        }
+
+    def tool(self, command: str, *args: str) -> dict[str, Any]:
+        """HandleTool's *command* at doikit's native port."""
+        return handletool(command, "127.0.0.1", self.port, *args)
+
+    def errors_since(self, start: int) -> str:
+        """What doikit wrote on stderr after its first *start* characters."""
+        return self.server.errors()[start:]
+
+
+@pytest.fixture(scope="module")
+def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
+    """A CNRI :class:`Root`, then doikit's :class:`Remote` at it: 0.NA/10.6666 written into
+    doikit's store before it starts, then registered at the root by the root's admin."""
+    from test_native_remote_identity import _add  # noqa: PLC0415 - it needs cryptography
+
+    here = tmp_path_factory.mktemp("remote-admins")
+    root = Root(here / "root")
+    try:
+        store = f"sqlite:///{here / 'doikit.sqlite3'}"
+        admins = tuple(
+            HandleValue(100 + i, "HS_ADMIN", AdminData("10.5555/ADMIN", index, "111111111111"))
+            for i, index in enumerate((300, 301, 302))
+        )
+        _add(store, "0.NA/10.6666", admins)
+        port = free_port()
+        upstream = ("--upstream-root", f"127.0.0.1:{root.port}")
+        options = ("--handle-port", str(port), *upstream)
+        server = start_server(store, demo=False, token_prefixes=(), options=options)
+        try:
+            http = server.url.rsplit(":", 1)[1]
+            where = ("--host", "127.0.0.1", "--handle-port", str(port), "--port", http)
+            site = doikit("admin", "site", "--store", store, *where)
+            at_root = ("127.0.0.1", str(root.port), "0.NA/10.6666", f"[{site}]")
+            registered = handletool("create", *at_root, "--auth-id", _ADMIN)
+            assert registered["responseCode"] == 1, registered
+            yield Remote(server, port, root)
+        finally:
+            stop_server(server)
+    finally:
+        root.stop()
+
+
+_IDENTITIES = [
+    (identity, options)
+    for identity in ("secret", "dsa", "rsa")
+    for options in ((), ("--no-session",))
+]
+
+
+@pytest.mark.parametrize(
+    ("identity", "options"),
+    _IDENTITIES,
+    ids=[i + ("-no-session" if o else "") for i, o in _IDENTITIES],
+)
+def test_an_identity_held_at_cnri_creates_at_doikit(
+    remote: Remote, identity: str, options: tuple[str, ...]
+) -> None:
+    # a secret: doikit sends the answer to the root in a VERIFY_CHALLENGE; a public key:
+    # doikit resolves it certified from the root and checks the signature itself
+    start = len(remote.server.errors())
+    name = f"10.6666/by-{identity}{''.join(options)}"
+    url = f"https://example.org/{identity}"
+    auth = remote.identities[identity]
+    created = remote.tool("create", name, _url_value(url), "--auth-id", auth, *options)
+    assert created["responseCode"] == 1, (created, remote.errors_since(start))
+    seen = remote.tool("resolve", name, "--udp")
+    assert seen["responseCode"] == 1, seen
+    assert [v["data"]["value"] for v in seen["values"]] == [url]
+    assert remote.errors_since(start) == ""
+
+
+def test_wrong_answers_for_identities_held_at_cnri_are_refused(remote: Remote) -> None:
+    start = len(remote.server.errors())
+    wrong_secret = _ADMIN.rsplit(":", 1)[0] + ":wrong"
+    rsa_key_for_dsa = remote.identities["rsa"].replace("pub:302:", "pub:301:")
+    for name, auth in (
+        ("10.6666/wrong-secret", wrong_secret),
+        ("10.6666/wrong-key", rsa_key_for_dsa),
+    ):
+        refused = remote.tool("create", name, URL_1, "--auth-id", auth)
+        assert refused["responseCode"] == 403, refused
+        assert remote.tool("resolve", name, "--udp")["responseCode"] == 100
+    assert remote.errors_since(start) == ""  # CNRI's answer said no: nothing went wrong
+
+
+def test_identities_held_at_cnri_administer_what_they_made(remote: Remote) -> None:
+    name = "10.6666/administered"
+    made = remote.tool("create", name, URL_1, "--auth-id", remote.identities["secret"])
+    assert made["responseCode"] == 1, made
+    email = '[{"index":2,"type":"EMAIL","data":{"format":"string","value":"x@example.org"}}]'
+    added = remote.tool("add", name, email, "--auth-id", remote.identities["dsa"])
+    assert added["responseCode"] == 1, added
+    url_2 = _url_value("https://example.org/2")
+    modified = remote.tool("modify", name, url_2, "--auth-id", remote.identities["rsa"])
+    assert modified["responseCode"] == 1, modified
+    seen = remote.tool("resolve", name, "--tcp")
+    assert [v["data"]["value"] for v in seen["values"]] == [
+        "https://example.org/2",
+        "x@example.org",
+    ]
+    deleted = remote.tool("delete", name, "--auth-id", remote.identities["rsa"])
+    assert deleted["responseCode"] == 1, deleted
+    assert remote.tool("resolve", name, "--udp")["responseCode"] == 100
+
+
+def test_cnri_saw_doikit_ask_and_without_it_a_secret_is_refused(remote: Remote) -> None:
+    for identity in ("secret", "dsa"):
+        name = f"10.6666/logged-{identity}"
+        made = remote.tool("create", name, URL_1, "--auth-id", remote.identities[identity])
+        assert made["responseCode"] == 1, made
+    remote.root.stop()  # (and so writes out its access log)
+    try:
+        asked = remote.root.asked()
+        assert ("201", "1", "10.5555/ADMIN") in asked  # VERIFY_CHALLENGE, answered
+        assert ("1", "1", "10.5555/ADMIN") in asked  # the public key, resolved
+        start = len(remote.server.errors())
+        refused = remote.tool("create", "10.6666/unchecked", URL_1, "--auth-id", _ADMIN)
+        assert refused["responseCode"] == 403, refused
+        said = remote.errors_since(start)
+        assert "the identity 300:10.5555/ADMIN could not be checked" in said, said
+        assert remote.tool("resolve", "10.6666/unchecked", "--udp")["responseCode"] == 100
+    finally:
+        remote.root.restart()
