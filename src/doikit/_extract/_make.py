@@ -27,14 +27,20 @@ from doikit._extract._url import _DANGLING_ESCAPE, _in_url_length
 from doikit._hyphens import is_springer_book, mended
 from doikit._syntax import URN, PercentError, percent_decode
 
+# A preprint name, its version and its file (group 1: the registered name).
 _PREPRINTS: Final = ("10.1101/", "10.64898/", "10.48550/")
 _PREPRINT: Final = re.compile(
     rf"(10\.{_PREPRINT_NAMES})(?:v[0-9]+)?(?:\.[a-z][a-z.-]*)?", re.IGNORECASE | re.ASCII
 )
-# In a URL, an escape that decodes to what ends a DOI (whitespace, '"', '|', '`'), and one
 
 
-# (_hyphens.MENDABLE_PREFIXED).
+# A Springer chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts
+# draw the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS
+# paper). A Springer book's name (_hyphens.is_springer_book: an ISBN hyphenated by its
+# ranges, its check digit holding), then a blank and 1 to 4 digits that end the line, or
+# end before punctuation and a blank: the digits are the chapter (_completed). No labeled
+# DOI is a bare ISBN followed so. The candidate pattern leaves such names undecided
+# (_hyphens.MENDABLE_PREFIXED). (rule: springer-chapter-blank)
 _CHAPTER_AFTER: Final = re.compile(r" ([0-9]{1,4})(?=[.,;)\]](?:\s|\Z)|[ \t]*(?:\r?\n|\Z))")
 _CHAPTER_BEGUN: Final = re.compile(r" ?[0-9]{0,4}(?:[.,;)\]]|[ \t]*\r?)\Z")
 
@@ -65,6 +71,7 @@ def _versioned(written: str) -> bool:
     return preprint is not None and preprint.end(1) < len(written)
 
 
+# (rule: ligatures-as-letters)
 # The Latin ligatures (U+FB00-U+FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) read as their letters: a PDF's text
 # layer keeps the glyph a typesetter set for 'fi' ('10.1016/j.jﬁneco.2012.05.017', a Zotero
 # thread), and no DOI name holds one (each is a compatibility character: NFKC maps it to
@@ -79,6 +86,7 @@ def _as_letters(name: str) -> str:
     return name if name.isascii() else name.translate(_LIGATURE_LETTERS)
 
 
+# (rule: tex-percent-escapes)
 # A percent-escape written with TeX's '\%' ('\doi{…CO;2-\%23}', a BibTeX field rendered
 # to HTML as '…42:1\%3C7::…'): the author wrote the DOI URL-encoded, so it is decoded as in
 # a URL. No labeled DOI of the wild corpus and the team's corpora holds a '%'.
@@ -93,6 +101,7 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         dangling = _DANGLING_ESCAPE.search(text, start, end)
         if dangling is not None:
             end = dangling.start()
+    # (rule: trailing-punctuation-dropped) (rule: asterisk-trails) (rule: final-slash-trails)
     while end > start:
         last = text[end - 1]
         if last == ";" and "&" in text[max(start, end - 40) : end]:
@@ -111,7 +120,7 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
         kept = _in_url_length(text, start, raw)
         end -= len(raw) - kept
         raw = raw[:kept]
-    if raw.startswith(_PREPRINTS):
+    if raw.startswith(_PREPRINTS):  # (rule: preprint-version-cut)
         version = _PREPRINT.fullmatch(raw)
         if version is not None:
             end -= len(raw) - version.end(1)
@@ -134,6 +143,7 @@ def _make(text: str, start: int, end: int, *, urn: bool, in_url: bool) -> Found 
             with contextlib.suppress(PercentError):  # else the name as written
                 name = percent_decode(name)
         name = _as_letters(name)
+        # (rule: lost-hyphen-mended: _hyphens.mended)
         doi = DOI(URN + name[len(URN) :] if urn else mended(name))
     except (InvalidDOI, PercentError):
         return None

@@ -27,12 +27,9 @@ _TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECA
 _TAG_BEGUN: Final = re.compile(
     r"<(?:[a-z][a-z0-9]*(?:[ \t][^<>\r\n]{0,240})?/?)?\Z", re.IGNORECASE | re.ASCII
 ).match
-# In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
-# badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
-# Crossref's REST API routes after a DOI count as views too (api.crossref.org/works/10.…/agency),
-# and so does a badge service's (…/papers/10.…/badges).
 
 
+# A letter right after ';' (no space), or a number that fills a field: a row's next field
 # (a year, a count, a page) or a list run together. Of the 2,918 DOIs of the wild corpus,
 # 82 hold a ';', all SICI names' 'CO;' before a digit, so it ends a DOI; a SICI name's
 # 'CO;2' is no field.
@@ -43,7 +40,8 @@ _NEXT_DOI: Final = re.compile(
 )
 
 
-# What the walk stops at: the characters that decide where a DOI ends (brackets, ',' ';'
+# What the walk stops at (rule: enders) (rule: text-is-literal) (rule: url-ends-at-query):
+# the characters that decide where a DOI ends (brackets, ',' ';'
 # and '&': _STOP_RULES), and those that end the run a DOI can be (whitespace, '"', what is
 # never Graphic, and in a URL '?', '#', "'" and a '%' that starts no escape (one at the
 # very end may be a stream's escape cut in two); the end of the text ends it too).
@@ -98,10 +96,10 @@ def _grow(text: str, index: int, *, in_url: bool, stream: bool = False) -> tuple
 
     The DOI ends where its run ends (_run_end), or before a bracket opened in it that
     nothing in it closes: as a closer belongs to a DOI only when an opener in it balances
-    it, an opener belongs to it only when a closer does ('…202311014.[Article in
-    Chinese]'; no labeled DOI of the corpora holds an unbalanced bracket). A stream's wait
-    for the next chunk (the text's end) is kept. The scan goes on after the run, which it
-    has read ('10.1000/a(' repeated stays linear)."""
+    it, an opener belongs to it only when a closer does (rule: unclosed-opener-ends:
+    '…202311014.[Article in Chinese]'; no labeled DOI of the corpora holds an unbalanced
+    bracket). A stream's wait for the next chunk (the text's end) is kept. The scan goes on
+    after the run, which it has read ('10.1000/a(' repeated stays linear)."""
     opened: list[tuple[str, int]] = []
     end = _run_end(text, index, in_url=in_url, stream=stream, opened=opened)
     if opened and not (stream and end == len(text)):
@@ -158,7 +156,7 @@ def _run_end(
         window = min(len(text), position + _WINDOW)
         stop = stops(text, position, window)
         at = stop.start() if stop is not None else window
-        if not text[position:at].isprintable():  # (rule: unassigned-ends)
+        if not text[position:at].isprintable():  # (rule: blank-quote-tag-end)
             return next(i for i in range(position, at) if not text[i].isprintable())
         if stop is None and window < len(text):
             position = window
@@ -171,9 +169,9 @@ def _run_end(
 
 
 def _line_end(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
-    """Whitespace, a quote, what is never Graphic, the text's end (and in a URL '?', '#',
-    "'", '&' and a '%' that starts no escape) end the run, but for a line break rejoined
-    where that is unambiguous (_continues; rule: line-break-rejoined): the line ends in a
+    """Whitespace, a quote, what is never Graphic, the text's end (rule: blank-quote-tag-end;
+    and in a URL '?', '#', "'", '&' and a '%' that starts no escape) end the run, but for a
+    line break rejoined where that is unambiguous (rule: line-break-rejoined): the line ends in a
     character after which typesetters break a DOI (_JOINS_AFTER), in a letter or digit
     before a line that starts with '.', or in a SICI name's 'CO;' before its check
     character (rule: sici-check-break). A stream waits for the next chunk where it decides."""
@@ -200,11 +198,11 @@ def _line_end(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
 
 
 def _opener(run: _Run, char: str, at: int, after: int) -> int:
-    """An opener ends the run when it starts an HTML tag, or one written with references
-    (rule: html-tag-ends), or an Entrez field tag ('[doi]'; rule: entrez-field-tag); in a
-    stream, at the chunk's end when a tag may be cut by it (the next chunk may close it).
-    Else it opens a bracket of the DOI, which a closer must balance (rule:
-    brackets-balance; _grow cuts the DOI before one left open)."""
+    """An opener ends the run when it starts an HTML tag (rule: blank-quote-tag-end), or one
+    written with references (rule: escaped-html-tag-ends), or an Entrez field tag, '[doi]'
+    (rule: entrez-field-tag); in a stream, at the chunk's end when a tag may be cut by it
+    (the next chunk may close it). Else it opens a bracket of the DOI, which a closer must
+    balance (rule: brackets-balance); _grow cuts the DOI before one that none closes."""
     text = run.text
     if (char == "<" and (_TAG.match(text, at) or _ESCAPED_TAG.match(text, at))) or (
         char == "[" and _FIELD_TAG(text, at)
@@ -217,8 +215,9 @@ def _opener(run: _Run, char: str, at: int, after: int) -> int:
 
 
 def _closer(run: _Run, char: str, at: int, after: int) -> int:
-    """A closer belongs to the DOI only when it closes the bracket last opened in it (rule:
-    brackets-balance): '(doi:10.1000/182)' gives 10.1000/182, a SICI name stays whole."""
+    """A closer belongs to the DOI only when it closes the bracket last opened in it
+    (rule: brackets-balance): '(doi:10.1000/182)' gives 10.1000/182, a SICI name stays
+    whole."""
     opened = run.opened
     if not opened or opened[-1][0] != char:
         return at
@@ -227,14 +226,15 @@ def _closer(run: _Run, char: str, at: int, after: int) -> int:
 
 
 def _comma(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
-    """A ',' ends a DOI, always, written or as a reference ('&#44;'; rule: comma-ends;
-    _AFTER_SEPARATOR_ENDS in the pattern)."""
+    """A ',' ends a DOI, always (rule: comma-ends; _AFTER_SEPARATOR_ENDS in the pattern),
+    written or as a reference, '&#44;' (rule: escaped-comma-ends)."""
     return at
 
 
 def _semicolon(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
-    """A ';' ends the DOI when another DOI, a URL (rule: semicolon-before-a-doi), a letter
-    or a number that fills a field follows (_separated; rule: semicolon-before-a-field);
+    """A ';' ends the DOI when another DOI (rule: semicolon-before-a-doi), a URL (rule:
+    semicolon-before-a-url), a letter (rule: semicolon-before-a-letter) or a number that
+    fills a field (rule: semicolon-before-a-number-field) follows (_separated);
     not the ';' that ends a character reference. A row of them goes on at once to its last
     ';' (a row of empty fields after a DOI)."""
     text = run.text
@@ -244,8 +244,8 @@ def _semicolon(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG00
 
 
 def _reference(run: _Run, char: str, at: int, after: int) -> int:
-    """An HTML character reference decides as the character it stands for (rule:
-    references-decide-as-their-characters): a blank or '"' ends the DOI, a bracket, ','
+    """An HTML character reference decides as the character it stands for
+    (rule: references-decide-as-their-characters): a blank or '"' ends the DOI, a bracket, ','
     or ';' takes that stop's rule, and the reading goes on at its own ';'. In a URL a bare
     '&' or '&amp;' ends the run (rule: url-ends-at-query); in text it is the name's. A
     stream waits for a reference its chunk's end cuts."""
@@ -265,22 +265,23 @@ def _reference(run: _Run, char: str, at: int, after: int) -> int:
 
 
 def _dollar(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
-    """'$$' (a catalogue's subfield separator) ends a DOI; a single '$' is part of it (rule:
-    double-dollar-ends)."""
+    """'$$' (a catalogue's subfield separator) ends a DOI; a single '$' is part of it
+    (rule: double-dollar-ends)."""
     return at if run.text.startswith("$$", at) else ~after
 
 
 def _backslash(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
     r"""A backslash before a letter, '@' or a quote ends a DOI (JSON's \n, \u00e9, \", TeX's
     control words \url, \@doiinfo); before other punctuation it escapes it (JSON's '\/',
-    TeX's '\_', Markdown's '\('), which _make reads (rule: backslash-escapes)."""
+    TeX's '\_', Markdown's '\('), which _make reads (rule: backslash-escapes)
+    (rule: json-and-tex-escapes)."""
     return at if _ESCAPE_WORD.match(run.text, after) else ~after
 
 
 def _soft_hyphen(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
     """A soft hyphen hyphenates a word of the suffix, at a line break or not: the DOI goes
     on after it and the break (unless a closer, quote, new DOI or presentation follows),
-    and _make drops both (rule: soft-hyphen-dropped; a DOI's own hyphen is a '-')."""
+    and _make drops both (rule: typeset-line-breaks; a DOI's own hyphen is a '-')."""
     text = run.text
     line_break = _LINE_BREAK.match(text, after)
     if line_break is None and _BREAK_BEGUN.fullmatch(text, after):
@@ -334,7 +335,8 @@ _ESCAPE_WORD: Final = re.compile(r"[A-Za-z@\"']")
 
 def _continues(text: str, last: str, following: int) -> bool:
     """Whether the line starting at *following* goes on with the DOI whose line ended in
-    *last*: after '/', '-' or U+2010 (_HYPHENS), unless a closer, quote, new DOI or
+    *last* (rule: typeset-line-breaks): after '/', '-' or U+2010 (_HYPHENS) (rule:
+    word-break-hyphen), unless a closer, quote, new DOI or
     presentation begins it;
     after '.', ')' or ':', and before a line that starts with '.', only when its first
     word holds a digit and is no list number ('8. Name', '2) Name', '[5] Name') or page

@@ -98,11 +98,3 @@ def _decide(
     if found is None:
         return None, -1, _STOP
     return _moved(found, base), max(position, found.end), _RESTART
-
-
-# A Springer chapter's '_' that a LaTeX PDF's text layer gives as a blank (the OT1 fonts
-# draw the underscore as a rule, no glyph): '10.1007/978-3-319-21668-3 9.' (a HotOS
-# paper). A Springer book's name (_hyphens.is_springer_book: an ISBN hyphenated by its
-# ranges, its check digit holding), then a blank and 1 to 4 digits that end the line, or
-# end before punctuation and a blank: the digits are the chapter (_completed). No labeled
-# DOI is a bare ISBN followed so. The candidate pattern leaves such names undecided

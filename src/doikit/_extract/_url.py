@@ -22,7 +22,8 @@ _URL_TOKEN: Final = re.compile(
     r"(?:[a-z][a-z0-9+.-]*://|www\.|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::[0-9]{1,5})?/|/(?=[a-z]))",
     re.IGNORECASE | re.ASCII,
 )
-# A doi query parameter, or a MediaWiki template's doi field ('|doi=10.…').
+# A doi query parameter, or a MediaWiki template's doi field ('|doi=10.…')
+# (rule: link-without-scheme).
 _PARAMETER_STARTS: Final = "?&;|"
 _DOI_PARAMETER: Final = re.compile(
     rf"[{_PARAMETER_STARTS}][a-z_]*doi[a-z_]*=\Z", re.IGNORECASE | re.ASCII
@@ -35,6 +36,10 @@ _ESCAPED_SLASHES: Final = frozenset({"%2F", "%2f"})
 _LOOKBACK: Final = 1024
 
 
+# In a URL, publisher pages append views to the DOI (…/doi/10.1111/x/abstract), and a DOI
+# badge names its image after it (Zenodo's …/badge/DOI/10.5281/zenodo.1.svg).
+# Crossref's REST API routes after a DOI count as views too (api.crossref.org/works/10.…/agency),
+# and so does a badge service's (…/papers/10.…/badges).
 _VIEWS: Final = (
     "abstract|full|fulltext|pdf|epdf|pdfdirect|html|references|citedby|suppl|figures"
     "|agency|transform|works|badges|meta"
@@ -45,6 +50,7 @@ _GLUED_FILES: Final = ("pdf", "html", "htm")
 _GLUED_FILE: Final = rf"\.(?i:{'|'.join(_GLUED_FILES)})\Z"
 _GLUED_FILE_LAST: Final = "".join(sorted({c for e in _GLUED_FILES for c in (e[-1], e[-1].upper())}))
 # A file after the DOI (…/10.1000/x/status.svg, …/data.json), or a file glued to it.
+# (rule: url-files-and-views-cut)
 _URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|{_GLUED_FILE}", re.IGNORECASE | re.ASCII)
 _FILE_AFTER: Final = r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)\Z"
 _URL_FILE: Final = re.compile(_FILE_AFTER, re.ASCII)
@@ -60,9 +66,9 @@ def _after_shields_badge(text: str, start: int) -> bool:
 
 
 _BADGE_COLOUR: Final = re.compile(r"-[A-Za-z]+(?:\.(?:svg|png))?\Z", re.ASCII)
-# A preprint name, its version and its file (group 1: the registered name).
 
 
+# In a URL, an escape that decodes to what ends a DOI (whitespace, '"', '|', '`'), and one
 # at the end that decodes to trailing punctuation or a closer.
 _ESCAPED_STOP: Final = re.compile(r"%(?:2[02]|7[Cc]|60|0[9AaDd]|[Cc]2%[Aa]0)")
 _ESCAPE_AT_END: Final = re.compile(r"%(2[12279CcEeFf]|3[ABEFabef]|5[Dd]|7[Dd])\Z")
@@ -74,7 +80,6 @@ _URL_ODD_END: Final = re.compile(
 _DANGLING_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]?\Z")
 _BADGE: Final = "/badge/"
 _BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
-# A letter right after ';' (no space), or a number that fills a field: a row's next field
 
 
 def _url_plain(written: str) -> bool:
@@ -104,7 +109,7 @@ _URL_VIEW_AFTER: Final = rf"/(?i:{_VIEWS})(?![a-zA-Z0-9])"
 _URL_VIEW: Final = re.compile(rf"{_URL_VIEW_AFTER}|{_FILE_AFTER}", re.ASCII).search
 
 
-def _after_doi_path_label(text: str, start: int) -> bool:
+def _after_doi_path_label(text: str, start: int) -> bool:  # (rule: url-path-views-and-doi-label)
     """Whether a 'doi:' label starts a URL path's segment right before *start*
     (api.semanticscholar.org/graph/v1/paper/DOI:10.…?fields=…): the DOI is then in the URL.
     The candidate pattern's look-behind for 'doi:' (not after ':' or '/') leaves such a
@@ -159,6 +164,7 @@ def _in_url_length(text: str, start: int, raw: str) -> int:
         and text.find(_BADGE, max(0, start - _LOOKBACK), start) >= 0  # (the token is in it)
         and text.find(_BADGE, _token_start(text, start), start) >= 0
     ):
+        # (rule: badge-image-cut) (rule: shields-badge)
         # a badge's image is named after the DOI (…/badge/DOI/10.1093/x/btu153.svg), and
         # a shields.io badge's after the DOI and its colour
         tail = (_BADGE_COLOUR if _after_shields_badge(text, start) else _BADGE_IMAGE).search(raw)
@@ -173,6 +179,7 @@ def _in_url_length(text: str, start: int, raw: str) -> int:
     return kept if tail is None else tail.start()
 
 
+# (rule: oup-article-number)
 # Oxford University Press's pages put their own article number after the DOI
 # (academic.oup.com/bioinformatics/article/doi/10.1093/bioinformatics/btaa025/5714742, a
 # purge_dups thread): OUP's names are a journal and a code (10.1093/bioinformatics/btaa025,
@@ -189,7 +196,7 @@ def _suffix_start(raw: str) -> int:
     )
 
 
-def _escaped_end(raw: str) -> int:
+def _escaped_end(raw: str) -> int:  # (rule: escaped-stop-in-url)
     """How much of the URL candidate *raw* is the DOI, read as its escapes decode: it ends
     before an escape of what ends a DOI, and without escaped trailing punctuation or an
     escaped closer that nothing in it opens."""

@@ -16,13 +16,16 @@ from doikit._extract._pattern import _BARE, _BARE_START, _IS_PLACEHOLDER, _SPACE
 from doikit._extract._run import _LINE_BREAK, _grow
 from doikit._extract._url import _ESCAPED_SLASHES, _ESCAPES, _after_shields_badge, _in_url
 
-# A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x").
+# A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x")
+# (rule: look-alikes-skipped).
 _GLUED: Final = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.-_")
 
 
+# (rule: subfield-code-is-no-glue)
 # A catalogue record's subfield code before its value: Alma/Primo's '$$a', MARC's mnemonic
 # '$a' and binary MARC's unit separator (U+001F) with the code.
 _SUBFIELD_BEFORE: Final = re.compile(r"(?:\$\$?|\x1f)[a-z0-9]\Z")
+# (rule: page-range-glued)
 # A page range that some publishers glue to the DOI after it ('5: 45-10.1016/…'): a number
 # and '-' with nothing glued before them.
 _PAGE_RANGE_BEFORE: Final = re.compile(r"(?<![0-9A-Za-z._\-/])[0-9]{1,6}-\Z")
@@ -45,7 +48,8 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
     if urn:
         start -= 8
     elif prefix[-1] == ":":
-        return None, position  # '10.123:456' names a DOI only in the URN form
+        return None, position  # '10.123:456' names a DOI only in the URN form (rule: urn-colon)
+    # (rule: escaped-presentation-in-url)
     # After an escaped ':' or '/' ('?id=doi%3A10.…', '…%2F10.…') the start is not glued
     # to the hex digit: the name sits in a URL, escaped.
     escaped = start >= 3 and text[start - 3] == "%" and text[start - 2 : start] in _ESCAPES
@@ -73,7 +77,8 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         and text[start - 1 : start] == "/"
         and text[start - 2 : start - 1].isdigit()
     ):
-        return None, position  # a number's path outside a URL ('114/10.654206/0.3')
+        # a number's path outside a URL ('114/10.654206/0.3') (rule: number-path-is-no-doi)
+        return None, position
     if not (urn or in_url) and _looks_like_a_number(text, start, prefix):
         return None, position
     end, run_end = _grow(text, position, in_url=in_url, stream=resume is not None)
@@ -83,10 +88,11 @@ def _walk(text: str, match: re.Match[str], resume: list[int] | None) -> tuple[Fo
         resume.append(start)
         return None, -1
     line_break = _LINE_BREAK.match(text, position)  # ('https://doi.org/10.1145/⏎nnnnnnn…')
+    # (rule: placeholder-is-no-doi)
     if _IS_PLACEHOLDER(text, position if line_break is None else line_break.end()):
         return None, run_end  # past the whole token: a scan from its start again is quadratic
     if text.startswith("\\@", end):
-        # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI
+        # a TeX macro's template ('10.1007/s\@doiinfo'), no DOI (rule: tex-macro-template)
         return None, _read_on(text, position, run_end)
     # (nothing after the prefix is no DOI: not parsed, which a run of such starts pays for)
     found = _make(text, start, end, urn=urn, in_url=in_url) if end > position else None
@@ -110,6 +116,7 @@ def _read_on(text: str, after: int, run_end: int) -> int:
     return after
 
 
+# (rule: spaced-name)
 # A name spaced out after its '10.', as the text layers of Chinese journals' PDFs write it
 # ('doi:10. 15889 / j. issn. 1002 - 1302. 2016. 10. 042'): the registrant, '/' with or
 # without blanks, then runs of letters and digits joined by '.', '/', '_', ':' or '-' with a
