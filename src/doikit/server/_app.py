@@ -199,9 +199,6 @@ class _AnyPath(Convertor[str]):
         return value
 
 
-register_url_convertor("anypath", _AnyPath())
-
-
 def create_app(
     store: Store | str | None = None,
     *,
@@ -225,6 +222,7 @@ def create_app(
     With *upstream* (``""``: the published root; ``"HOST:PORT"``: a private one) names the
     store does not hold are resolved through the Handle System (:mod:`._upstream`).
     """
+    register_url_convertor("anypath", _AnyPath())  # (Starlette keeps convertors in one table)
     the_store = open_store(store) if store is None or isinstance(store, str) else store
     authority = Authority(the_store)
     resolver = None if upstream is None else Upstream(upstream or None)

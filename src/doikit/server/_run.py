@@ -9,6 +9,7 @@ import inspect
 import os
 import shutil
 import socket
+import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -29,7 +30,7 @@ from doikit.server._auth import (
     with_member,
 )
 from doikit.server._limits import Limits
-from doikit.server._uvicorn import GuardedProtocol
+from doikit.server._uvicorn import GuardedProtocol, http_protocol
 from doikit.server.stores import Row, default_store_url, open_store
 
 if TYPE_CHECKING:
@@ -225,13 +226,16 @@ def run(
             + workers_note,
             flush=True,
         )
+        http, warning = http_protocol()
+        if warning is not None:
+            print(warning, file=sys.stderr, flush=True)  # noqa: T201 - the operator must know
         config = uvicorn.Config(
             "doikit.server._run:app_from_env",
             factory=True,
             host=host,
             port=port,
             workers=workers,
-            http=GuardedProtocol,
+            http=http,
             log_level="warning",
             access_log=False,
             server_header=False,

@@ -17,8 +17,10 @@ response still going out (pipelining), an upgrade, another method, a query.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+import inspect
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from doikit.server._limits import Limits
@@ -318,3 +320,59 @@ def _sweep(loop: asyncio.AbstractEventLoop) -> None:
         protocol._expire()  # noqa: SLF001 - the sweep is the class's own timer
     if not loop.is_closed():
         loop.call_later(_SWEEP, _sweep, loop)
+
+
+# --- what is borrowed from uvicorn ----------------------------------------------------------
+
+#: uvicorn's version GuardedProtocol was written against and tested with.
+WRITTEN_FOR: Final = "0.54"
+#: HttpToolsProtocol's methods GuardedProtocol calls or overrides (beyond the asyncio
+#: protocol's own), and the state it reads from an instance.
+_BORROWED_METHODS: Final = (
+    "_unset_keepalive_if_required",
+    "on_message_begin",
+    "on_headers_complete",
+    "on_body",
+    "on_message_complete",
+    "on_response_complete",
+    "send_400_response",
+)
+_BORROWED_STATE: Final = ("connections", "server_state", "root_path", "pipeline", "parser", "loop")
+
+
+def missing_members() -> list[str]:
+    """What of uvicorn's ``HttpToolsProtocol`` this module borrows that the installed
+    uvicorn lacks: empty when :class:`GuardedProtocol` fits it. The state an instance
+    holds is read from what ``__init__`` assigns (making one would load a config and make
+    an event loop in the process that serves)."""
+    missing = [
+        name for name in _BORROWED_METHODS if not callable(getattr(HttpToolsProtocol, name, None))
+    ]
+    if 200 not in STATUS_LINE:
+        missing.append("STATUS_LINE")
+    try:
+        made = inspect.getsource(HttpToolsProtocol.__init__)
+    except (OSError, TypeError):  # no source installed: the methods are all it can tell
+        return missing
+    missing += [
+        name
+        for name in _BORROWED_STATE
+        if f"self.{name} " not in made and f"self.{name}:" not in made
+    ]
+    return missing
+
+
+def http_protocol() -> tuple[type[HttpToolsProtocol] | str, str | None]:
+    """The HTTP protocol for uvicorn: :class:`GuardedProtocol` when it fits the installed
+    uvicorn, else uvicorn's own (``"httptools"``) with the warning to print, since the
+    limits and the hot reads are then off."""
+    missing = missing_members()
+    if not missing:
+        return GuardedProtocol, None
+    warning = (
+        f"doikit serve: uvicorn {uvicorn.__version__} lacks {', '.join(missing)} (doikit's"
+        f" HTTP protocol was written for uvicorn {WRITTEN_FOR}): serving with uvicorn's own"
+        " protocol, without doikit's head and body deadlines, connection cap and fast reads;"
+        f" install uvicorn {WRITTEN_FOR}.x to have them"
+    )
+    return "httptools", warning
