@@ -259,10 +259,12 @@ class Reads:
         return api_reply(json.dumps(out, ensure_ascii=False, separators=(",", ":")), 200)
 
     async def _ra_of(self, text: str) -> dict[str, str]:
-        """This server's RA for a name or prefix it holds; with an upstream, "Unknown" for
-        one the Handle System holds (which RA registered it is not said by its record)."""
+        """This server's RA for a name or prefix it holds; with an upstream, for one the
+        Handle System holds, the RA its prefix's records name (:meth:`Upstream.ra_name`), or
+        "Unknown" when they name none."""
         name = text.strip()
         if PREFIX_ONLY_RE.fullmatch(name):
+            prefix = name
             exists = await self.store.has_prefix(name)
             handle = f"0.NA/{name}"  # a prefix exists where its prefix handle does
         else:
@@ -270,6 +272,7 @@ class Reads:
                 doi = DOI(name)
             except InvalidDOI:
                 return {"DOI": text, "status": "Invalid DOI"}
+            prefix = doi.prefix
             exists = await self.store.get(doi.key) is not None
             handle = str(doi)
         if exists:
@@ -277,7 +280,8 @@ class Reads:
         if self.upstream is not None:
             found, _ = await self.upstream.record(handle)
             if found is not None:
-                return {"DOI": text, "status": "Unknown"}
+                ra = await self.upstream.ra_name(prefix)
+                return {"DOI": text, "status": "Unknown"} if ra is None else {"DOI": text, "RA": ra}
         return {"DOI": text, "status": "DOI does not exist"}
 
     # --- pages and the proxy -----------------------------------------------------------------
