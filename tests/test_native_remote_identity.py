@@ -20,20 +20,24 @@ from doikit.handle import (
     ChallengeAnswerRequest,
     ChallengeResponse,
     CreateHandleRequest,
+    ErrorResponse,
+    GetSiteInfoRequest,
     HandleValue,
     OpFlag,
     PublicKeyAnswer,
     ResolutionRequest,
     ResolutionResponse,
     RSAPublicKey,
+    SiteInfoResponse,
     data_from_wire,
     public_answer_to_bytes,
     public_key_to_bytes,
     site_to_bytes,
     values_to_json,
 )
+from doikit.handle._resolver import Resolver
 from doikit.server import Row, open_store
-from test_native_resolver import _site_of
+from test_native_resolver import _one_server, _site_of, _site_value
 from test_native_server import _secret_answer, tcp, udp
 
 if TYPE_CHECKING:
@@ -174,3 +178,43 @@ def test_wrong_answers_held_elsewhere_are_refused(two: tuple[Two, RSAPrivateKey]
     assert not _exists(net, "10.6666/wrong-secret")
     assert not _exists(net, "10.6666/wrong-key")
     assert "Traceback" not in net.b.errors()
+
+
+def test_answers_are_kept_no_longer_than_max_ttl() -> None:
+    # The sans-IO core driven by hand: a private root's site, the prefix's site, the answer
+    # (TTL a day); a resolver of keys held elsewhere keeps it an hour, as CNRI's server does.
+    now = [1000.0]
+    core = Resolver("127.0.0.1:9", max_ttl=3600, clock=lambda: now[0])
+    site = _one_server(9, 9)
+    steps = core.resolution("10.5555/ADMIN", indexes=(301,))
+    exchange = next(steps)
+    assert isinstance(exchange.request, GetSiteInfoRequest)
+    exchange = steps.send(SiteInfoResponse(site=site))
+    assert exchange.request.handle == "0.NA/10.5555"  # type: ignore[union-attr]
+    exchange = steps.send(ResolutionResponse("0.NA/10.5555", (_site_value(site),)))
+    key = HandleValue(301, "HS_PUBKEY", b"key", ttl=86400)
+    with pytest.raises(StopIteration) as done:
+        steps.send(ResolutionResponse("10.5555/ADMIN", (key,)))
+    assert done.value.value.values == (key,)
+    (until, _), *_ = core.cache.answers.values()
+    assert until == now[0] + 3600
+    now[0] += 3601
+    assert core.express("10.5555/ADMIN", indexes=(301,)) is not None  # asked again, not kept
+
+
+def test_an_identity_whose_server_is_gone_is_refused_saying_so(
+    two: tuple[Two, RSAPrivateKey],
+) -> None:
+    net, _ = two  # (the last test of the module: server A stops here)
+    stop_server(net.a)
+    value = HandleValue(1, "URL", b"https://example.org/remote")
+    challenge = tcp(net.b_port, CreateHandleRequest("10.6666/gone", (value,), request_id=7))
+    assert isinstance(challenge, ChallengeResponse)
+    signed = _secret_answer(net.secret, challenge)
+    reply = ChallengeAnswerRequest(
+        "HS_SECKEY", ADMIN, 300, signed, request_id=8, session_id=challenge.session_id
+    )
+    done = tcp(net.b_port, reply, timeout=60)
+    assert isinstance(done, ErrorResponse)
+    assert done.response_code == 403
+    assert "could not be checked at its server" in done.message

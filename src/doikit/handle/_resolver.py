@@ -29,6 +29,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
+import math
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
@@ -299,6 +300,8 @@ class Resolver:
     :param certify: ask every server to sign its answers (CT) and verify each signature with
         the key its site lists; a missing or bad signature is an error.
     :param negative_ttl: seconds a "not found" is remembered.
+    :param max_ttl: the most seconds an answer is kept, whatever its values' TTL (a handle
+        server checking keys held elsewhere keeps them an hour, as CNRI's does).
     :param clock: the time source of the caches (seconds; monotonic).
     :param wall_clock: Unix time, for the expiration every request carries.
     """
@@ -309,6 +312,7 @@ class Resolver:
         *,
         certify: bool = False,
         negative_ttl: float = NEGATIVE_TTL,
+        max_ttl: float = math.inf,
         max_answers: int = MAX_ANSWERS,
         max_services: int = MAX_SERVICES,
         clock: Callable[[], float] = time.monotonic,
@@ -317,6 +321,7 @@ class Resolver:
         self.root_address = root
         self.certify = certify
         self.negative_ttl = negative_ttl
+        self.max_ttl = max_ttl
         self.clock = clock
         self.wall_clock = wall_clock
         self.cache = _Cache(clock, max_answers, max_services)
@@ -364,7 +369,7 @@ class Resolver:
         reply, where = yield from self._query(sites, request, handle, 0)
         if isinstance(reply, ResolutionResponse):
             record = HandleRecord(reply.handle, reply.values)
-            self.cache.keep_answer(key, _ttl(reply.values), record)
+            self.cache.keep_answer(key, min(_ttl(reply.values), self.max_ttl), record)
             return record
         if reply.response_code == RC_HANDLE_NOT_FOUND:
             message = f"{handle} was not found: {where} knows no such handle (rc 100)"
@@ -419,7 +424,7 @@ class Resolver:
         if ascii_upper(record.handle) != express.key[0]:
             return False
         self._mark_up(express.target)
-        self.cache.keep_answer(express.key, _ttl(record.values), record)
+        self.cache.keep_answer(express.key, min(_ttl(record.values), self.max_ttl), record)
         return True
 
     def service(self, handle: str) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:

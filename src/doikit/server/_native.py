@@ -322,8 +322,8 @@ class NativeService:
             session_id=answer.session_id if session is not None else 0,
         )
         caller = await self.admin.identify(answer, pending)
-        if isinstance(caller, int):
-            return [self.error(reply_to, caller, "the answer to the challenge is not right")]
+        if isinstance(caller, tuple):
+            return [self.error(reply_to, *caller)]
         if session is not None:
             session.caller = caller
         return await self._carry_out(original, caller, reply_to)

@@ -167,21 +167,22 @@ class NativeAdmin:
         self.remote = remote
         self._failures = Failures()  # wrong answers per handle, counted as HTTP Basic's
 
-    async def identify(self, answer: ChallengeAnswerRequest, pending: Pending) -> Caller | int:
-        """The caller *answer* proves to be, or the response code refusing it."""
+    async def identify(
+        self, answer: ChallengeAnswerRequest, pending: Pending
+    ) -> Caller | tuple[int, str]:
+        """The caller *answer* proves to be, or the response code and message refusing it."""
         data = pending.nonce + pending.digest
         handle, index = answer.identity_handle, answer.identity_index
+        wrong = (RC_AUTHENTICATION_FAILED, "the answer to the challenge is not right")
         if self.remote is not None and not await self._held_here(handle):
             await asyncio.sleep(failure_delay(self._failures.count(fold(handle))))
-            right = await self.remote.proves(answer, pending)
-            if right:
-                self._failures.forget(fold(handle))
-            else:
+            why_not = await self.remote.check(answer, pending)
+            if why_not is not None:
                 self._failures.failed(fold(handle))
-        else:
-            right = await self.proves(handle, index, answer.auth_type, answer.signed_response, data)
-        if not right:
-            return RC_AUTHENTICATION_FAILED
+                return (RC_AUTHENTICATION_FAILED, why_not) if why_not else wrong
+            self._failures.forget(fold(handle))
+        elif not await self.proves(handle, index, answer.auth_type, answer.signed_response, data):
+            return wrong
         return Caller(identity=(index, handle))
 
     async def _held_here(self, handle: str) -> bool:
@@ -310,6 +311,11 @@ class NativeAdmin:
         return out
 
 
+#: Seconds an identity's key, or its server's answer, read from elsewhere is kept (CNRI's
+#: server keeps them an hour, whatever their TTL).
+KEYS_KEPT: Final = 3600.0
+
+
 class RemoteIdentities:
     """Identities held by other servers, checked through the Handle System from *root*
     (``None``: the published root; ``"HOST:PORT"``: a private one), as CNRI's server
@@ -321,35 +327,42 @@ class RemoteIdentities:
         from doikit.client._native import AsyncNativeResolver  # noqa: PLC0415
 
         self.resolver = AsyncNativeResolver(root, timeout=timeout, certify=True)
+        self.resolver.core.max_ttl = KEYS_KEPT
 
     async def close(self) -> None:
         """Close the resolver's sockets."""
         await self.resolver.aclose()
 
-    async def proves(self, answer: ChallengeAnswerRequest, pending: Pending) -> bool:
-        """Whether *answer* is right for *pending*, by the identity's own server."""
-        handle, index = answer.identity_handle, answer.identity_index
+    async def check(self, answer: ChallengeAnswerRequest, pending: Pending) -> str | None:
+        """``None`` when *answer* is right for *pending*, by the identity's own server; else
+        ``""`` when it is wrong, or why it could not be checked."""
         try:
-            if answer.auth_type == "HS_PUBKEY":
-                record = await self.resolver.resolve(handle, indexes=(index,))
-                return any(
-                    value.index == index
-                    and type_matches(value.type, "HS_PUBKEY")
-                    and public_answer_ok(
-                        answer.signed_response,
-                        data_to_wire(value.data),
-                        pending.nonce + pending.digest,
-                    )
-                    for value in record.values
-                )
-            verify = VerifyChallengeRequest(
-                handle,
-                index,
-                pending.nonce,
-                RequestDigest(DIGEST_MD5_OLD, pending.digest),
-                answer.signed_response,
-            )
-            return (await self.resolver.verify_challenge(verify)).valid
+            right = await self._proves(answer, pending)
         except (ResolutionError, TransportError, HandleFormatError) as exc:
-            log.warning("the identity %s:%s could not be checked: %s", index, handle, exc)
-            return False
+            where = f"{answer.identity_index}:{answer.identity_handle}"
+            log.warning("the identity %s could not be checked: %s", where, exc)
+            return f"the identity {where} could not be checked at its server: {exc}"
+        return None if right else ""
+
+    async def _proves(self, answer: ChallengeAnswerRequest, pending: Pending) -> bool:
+        handle, index = answer.identity_handle, answer.identity_index
+        if answer.auth_type == "HS_PUBKEY":
+            record = await self.resolver.resolve(handle, indexes=(index,))
+            return any(
+                value.index == index
+                and type_matches(value.type, "HS_PUBKEY")
+                and public_answer_ok(
+                    answer.signed_response,
+                    data_to_wire(value.data),
+                    pending.nonce + pending.digest,
+                )
+                for value in record.values
+            )
+        verify = VerifyChallengeRequest(
+            handle,
+            index,
+            pending.nonce,
+            RequestDigest(DIGEST_MD5_OLD, pending.digest),
+            answer.signed_response,
+        )
+        return (await self.resolver.verify_challenge(verify)).valid
