@@ -18,11 +18,17 @@ gives (a Hypothesis property holds them equal); a text that is no DOI gives null
 
 The names are read by :func:`doikit.normalize_many` and :func:`doikit.parse_many`, one C
 call per chunk on the accelerated build.
+
+:data:`FUNCTIONS` is the table of these functions, one row each (name, function, type of
+the answer, what it gives): the Polars namespace (:mod:`doikit.polars`), the DuckDB
+functions (:mod:`doikit.duckdb`) and the Spark functions (:mod:`doikit.spark`) are made from
+it, so a function added here is a row there.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from doikit._doi import _SPEEDUPS, DEFAULT_RESOLVER, DOI, normalize_many, parse_many
 from doikit._errors import needs_extra
@@ -38,7 +44,17 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["FOUND", "find_all", "is_valid", "normalize", "prefix", "to_url", "validate"]
+__all__ = [
+    "FOUND",
+    "FUNCTIONS",
+    "ColumnFunction",
+    "find_all",
+    "is_valid",
+    "normalize",
+    "prefix",
+    "to_url",
+    "validate",
+]
 
 Column = TypeVar("Column", "pa.Array[Any]", "pa.ChunkedArray[Any]")
 
@@ -154,3 +170,45 @@ def find_all(column: Column) -> Column:
         )
 
     return _each_chunk(column, convert)
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnFunction:
+    """A row of :data:`FUNCTIONS`: one column function, as every adapter offers it."""
+
+    #: ``doikit.arrow.<name>``, ``pl.col(…).doi.<name>()``, ``doi_<name>(x)`` in DuckDB SQL,
+    #: ``doikit.spark.<name>``.
+    name: str
+    #: The Arrow function, of one column (a string array) and nothing else.
+    function: Callable[[pa.Array[Any]], pa.Array[Any]]
+    #: The Arrow type of its answer (``string`` for a string column), which each adapter
+    #: turns into its library's type.
+    returns: pa.DataType
+    #: What it gives, for the adapters' documentation.
+    doc: str
+
+
+#: doikit's column functions, one row each; the adapters offer exactly these.
+FUNCTIONS: Final = (
+    ColumnFunction(
+        "normalize", normalize, pa.string(), "The comparison key of each text's DOI name, or null."
+    ),
+    ColumnFunction("validate", validate, pa.string(), "The bare DOI name of each text, or null."),
+    ColumnFunction(
+        "is_valid", is_valid, pa.bool_(), "Whether each text is a DOI name in some presentation."
+    ),
+    # (one argument: DuckDB counts a function's parameters, its defaults too)
+    ColumnFunction(
+        "to_url",
+        lambda column: to_url(column),  # noqa: PLW0108
+        pa.string(),
+        "Each text's DOI as a doi.org URL, or null.",
+    ),
+    ColumnFunction("prefix", prefix, pa.string(), "The prefix of each text's DOI name, or null."),
+    ColumnFunction(
+        "find_all",
+        find_all,
+        FOUND,
+        "Every DOI name in each text, as a list of ``{doi, start, end}``.",
+    ),
+)

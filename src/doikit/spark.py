@@ -14,16 +14,16 @@ Python workers (a vectorized ``pandas_udf``):
     found = refs.select(F.explode(doi.find_all("value")).alias("found"))
     keys = found.select(doi.normalize("found.doi").alias("doi")).distinct()
 
-``normalize``, ``validate``, ``is_valid``, ``to_url``, ``prefix`` and ``find_all`` (an
-array of ``{doi, start, end}``); null in, null out, and null (or ``false``) for a text that
-is no DOI. The workers need doikit with this extra installed, and the driver's Arrow
-support (``spark.sql.execution.arrow.pyspark.enabled``) is not needed: ``pandas_udf``
-always exchanges Arrow batches.
+A function for each of :data:`doikit.arrow.FUNCTIONS`, of the same name (``normalize``,
+``find_all``, …); null in, null out, and null (or ``false``) for a text that is no DOI. The
+workers need doikit with this extra installed, and the driver's Arrow support
+(``spark.sql.execution.arrow.pyspark.enabled``) is not needed: ``pandas_udf`` always
+exchanges Arrow batches.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from doikit import arrow
 from doikit._errors import needs_extra
@@ -32,14 +32,7 @@ try:
     import pandas as pd  # noqa: TC002 - Spark reads the batch function's annotations
     import pyarrow as pa
     from pyspark.sql.pandas.functions import pandas_udf
-    from pyspark.sql.types import (
-        ArrayType,
-        BooleanType,
-        LongType,
-        StringType,
-        StructField,
-        StructType,
-    )
+    from pyspark.sql.pandas.types import from_arrow_type
 except ImportError as exc:  # pragma: no cover - the extra is installed in the test suite
     msg = needs_extra("doikit.spark", "spark")
     raise ImportError(msg) from exc
@@ -48,41 +41,35 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from pyspark.sql import Column
-    from pyspark.sql.types import DataType
 
-__all__ = ["FOUND", "find_all", "is_valid", "normalize", "prefix", "to_url", "validate"]
+    # (each function of the table is made below; to a type checker, each is one of these)
+    def __getattr__(name: str) -> Callable[[Column | str], Column]: ...
+
+
+# (the table's names: a function added there is one here)
+__all__ = sorted(["FOUND", *(row.name for row in arrow.FUNCTIONS)])  # noqa: PLE0605
 
 #: The type of :func:`find_all`'s answer for each text.
-FOUND = ArrayType(
-    StructType(
-        [
-            StructField("doi", StringType()),
-            StructField("start", LongType()),
-            StructField("end", LongType()),
-        ]
-    )
-)
+FOUND = from_arrow_type(arrow.FOUND)
 
 
-def _udf(
-    function: Callable[[pa.Array[Any]], pa.Array[Any]], returns: DataType
-) -> Callable[[Column | str], Column]:
+def _udf(row: arrow.ColumnFunction) -> Callable[[Column | str], Column]:
+    """The column function of *row*: its Arrow function on each batch of rows."""
+
     def batch(texts: pd.Series) -> pd.Series:
-        answer = function(pa.Array.from_pandas(texts, type=pa.string()))
+        answer = row.function(pa.Array.from_pandas(texts, type=pa.string()))
         return answer.to_pandas()
 
-    spark_function = pandas_udf(batch, returns)  # type: ignore[call-overload]
+    spark_function = pandas_udf(batch, from_arrow_type(row.returns))  # type: ignore[call-overload]
 
     def column(text: Column | str) -> Column:
         return spark_function(text)  # type: ignore[no-any-return]
 
-    column.__doc__ = function.__doc__
+    column.__name__ = column.__qualname__ = row.name
+    column.__doc__ = row.doc
     return column
 
 
-normalize = _udf(arrow.normalize, StringType())
-validate = _udf(arrow.validate, StringType())
-is_valid = _udf(arrow.is_valid, BooleanType())
-to_url = _udf(lambda texts: arrow.to_url(texts), StringType())  # noqa: PLW0108 - one argument
-prefix = _udf(arrow.prefix, StringType())
-find_all = _udf(arrow.find_all, FOUND)
+for _row in arrow.FUNCTIONS:
+    globals()[_row.name] = _udf(_row)
+del _row
