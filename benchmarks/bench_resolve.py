@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
-import itertools
 import resource
 import socket
 import subprocess
@@ -46,7 +45,6 @@ import httpx
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_serve import fill, free_port
 from doikit.client import AsyncClient, Cache
-from doikit.client._native_batch import resolve_many_native
 from doikit.handle import (
     PROTOCOL_UDP,
     UDP_PAYLOAD,
@@ -138,24 +136,16 @@ def be_own_root(store: str, site: SiteInfo) -> None:
 
 
 async def native_batch(
-    root: str, names: list[str] | range, concurrency: int, way: str = "resolve_many"
+    root: str, names: list[str] | range, concurrency: int
 ) -> tuple[float, int, str]:
     """Names/s, how many failed, and the first failure (a loaded machine drops datagrams;
-    the failures are counted, not hidden). *way* ``batch``: the batch path without a task
-    per name (``resolve_many_native``), not yet what ``resolve_many`` calls."""
+    the failures are counted, not hidden)."""
     start = time.perf_counter()
     done = failed = 0
     first = ""
     async with AsyncClient(root=root, timeout=60) as client:
         texts = (f"10.5555/bench-{i}" for i in names) if isinstance(names, range) else names
-        items = (
-            resolve_many_native(
-                client, texts, concurrency=concurrency, ordered=False, types=(), indexes=()
-            )
-            if way == "batch"
-            else client.resolve_many(texts, concurrency=concurrency)
-        )
-        async for item in items:
+        async for item in client.resolve_many(texts, concurrency=concurrency):
             done += 1
             if item.error is not None:
                 failed += 1
@@ -250,33 +240,34 @@ def peer(port: int) -> None:
             send(packet, address)
 
 
-def child(port: str, count: str, concurrency: str, way: str) -> None:
+def child(port: str, count: str, concurrency: str) -> None:
     """Resolve *count* names against the peer; print names/s and peak memory (MiB)."""
     root = f"127.0.0.1:{port}"
-    rate, failed, first = asyncio.run(native_batch(root, range(int(count)), int(concurrency), way))
+    rate, failed, first = asyncio.run(native_batch(root, range(int(count)), int(concurrency)))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{rate:.0f} {peak:.1f} {failed}")
     if first:
         print(first, file=sys.stderr)
 
 
-def native_alone(count: int, concurrency: int) -> list[tuple[str, int, float, float, int]]:
-    """Names/s and peak MiB of the native client for count/10 and count names, each way."""
+def native_alone(count: int, concurrency: int) -> list[tuple[int, float, float, int]]:
+    """Names/s and peak MiB of the native client's resolve_many for count/10 and count
+    names."""
     port = free_port()
     here = str(Path(__file__))
     server = subprocess.Popen([sys.executable, here, "--peer", str(port)])
     out = []
     try:
         time.sleep(1.0)
-        for way, n in itertools.product(("resolve_many", "batch"), (count // 10, count)):
+        for n in (count // 10, count):
             done = subprocess.run(
-                [sys.executable, here, "--child", str(port), str(n), str(concurrency), way],
+                [sys.executable, here, "--child", str(port), str(n), str(concurrency)],
                 capture_output=True,
                 text=True,
                 check=True,
             )
             rate, peak, failed = done.stdout.split()
-            out.append((way, n, float(rate), float(peak), int(failed)))
+            out.append((n, float(rate), float(peak), int(failed)))
             if done.stderr:
                 print(f"  first failure of {n:,}: {done.stderr.strip()[:200]}")
     finally:
@@ -294,7 +285,7 @@ def main() -> None:
     parser.add_argument("--native-concurrency", type=int, default=4096)
     parser.add_argument("--native-names", type=int, default=0, help="the native client alone")
     parser.add_argument("--peer", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peer is not None or args.child is not None:
         peer(args.peer) if args.peer is not None else child(*args.child)
@@ -351,10 +342,8 @@ def main() -> None:
 
 def report_alone(count: int, concurrency: int) -> None:
     print(f"the native client alone against a codec-built UDP peer, {concurrency} in flight")
-    for way, n, rate, peak, failed in native_alone(count, concurrency):
-        print(
-            f"{way:12} {n:>10,} names {rate:>10,.0f} /s  peak {peak:>7.1f} MiB  {failed:,} failed"
-        )
+    for n, rate, peak, failed in native_alone(count, concurrency):
+        print(f"{n:>10,} names {rate:>10,.0f} /s  peak {peak:>7.1f} MiB  {failed:,} failed")
 
 
 if __name__ == "__main__":

@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from conftest import DOIKIT, free_port, start_server, stop_server
-from doikit import DOINotFound, HandleServerError, TransportError
-from doikit.client import AsyncClient, Client
+from doikit import DOIError, DOINotFound, HandleServerError, TransportError
+from doikit.client import AsyncClient, Client, Resolved
 from doikit.client._native import AsyncNativeResolver, NativeResolver
-from doikit.client._native_batch import resolve_many_native
 from doikit.client._native_fast import RequestTemplates, read_answer
 from doikit.handle import (
     PROTOCOL_HTTP,
@@ -60,10 +59,9 @@ from doikit.server import Row, open_store
 from test_native_server import udp
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Iterator
+    from collections.abc import Callable, Iterator
 
     from conftest import Server
-    from doikit.client import Resolved
 
 BIG_URL = "https://example.org/" + "long/" * 150  # an answer of more than one UDP packet
 
@@ -790,7 +788,8 @@ def _items(items: list[Resolved]) -> list[tuple[int, str, str | None, str | None
 
 def test_the_batch_path_gives_resolve_many_s_items(network: Network) -> None:
     # Found, chained, not found, invalid, twice the same, a silent UDP server (TCP then),
-    # a referral: the same items as resolve_many's, in order, whatever path each took.
+    # a referral: resolve_many's batch path (no task per name) gives what resolving each
+    # name alone gives, in order, whatever path each took.
     names = [f"10.5555/many-{i}" for i in range(300)] + [
         "10.5555/found", "10.6666/chained", "10.5555/none", "not a doi", "10.5555/many-7",
         "10.4444/silent", "10.9999/referred", "10.5555/found",
@@ -798,14 +797,16 @@ def test_the_batch_path_gives_resolve_many_s_items(network: Network) -> None:
 
     async def run(batch: bool) -> list[Resolved]:
         async with AsyncClient(root=network.root_address, timeout=15, per_server=64) as client:
-            gen: AsyncIterator[Resolved]
             if batch:
-                gen = resolve_many_native(
-                    client, names, concurrency=100, ordered=True, types=(), indexes=()
-                )
-            else:
-                gen = client.resolve_many(names, concurrency=100, ordered=True)
-            return [item async for item in gen]
+                return [i async for i in client.resolve_many(names, concurrency=100, ordered=True)]
+            alone = []
+            for index, text in enumerate(names):
+                try:
+                    record = await client.resolve(text)
+                    alone.append(Resolved(index, text, record, None))
+                except DOIError as exc:
+                    alone.append(Resolved(index, text, None, exc))
+            return alone
 
     batch = _items(asyncio.run(run(batch=True)))
     assert batch == _items(asyncio.run(run(batch=False)))
@@ -820,8 +821,7 @@ def test_the_batch_path_keeps_at_most_per_server_in_flight() -> None:
 
     async def run() -> int:
         async with AsyncClient(root=f"127.0.0.1:{peer.port}", timeout=30, per_server=50) as c:
-            items = resolve_many_native(c, names, concurrency=4096, ordered=False, types=(),
-                                        indexes=())  # fmt: skip
+            items = c.resolve_many(names, concurrency=4096)
             done = 0
             async for item in items:
                 assert item.error is None, item.error
@@ -841,12 +841,10 @@ def test_leaving_the_batch_early_and_closing() -> None:
     async def run() -> None:
         async with AsyncClient(root=f"127.0.0.1:{peer.port}", timeout=30) as c:
             names = (f"10.5555/early-{i}" for i in range(10_000))
-            items = resolve_many_native(c, names, concurrency=500, ordered=False, types=(),
-                                        indexes=())  # fmt: skip
-            async for item in items:
-                assert item.error is None
-                break
-            await items.aclose()
+            async with contextlib.aclosing(c.resolve_many(names, concurrency=500)) as items:  # type: ignore[type-var]
+                async for item in items:
+                    assert item.error is None
+                    break
             # the resolver still answers afterwards
             assert (await c.resolve("10.5555/after")).first("URL") is not None
 

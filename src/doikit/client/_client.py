@@ -24,7 +24,7 @@ from doikit.client._cache import Cache, cache_key
 from doikit.client._deadline import DeadlineTransport, deadline
 from doikit.client._native import PER_SERVER, AsyncNativeResolver, NativeResolver
 from doikit.client._policy import Attempts, HostGate, RetryPolicy
-from doikit.handle._values import HandleFormatError, loads
+from doikit.handle import HandleFormatError, loads
 from doikit.handle.resolution import (
     MAX_ALIAS_HOPS,
     MAX_BODY,
@@ -802,7 +802,13 @@ class AsyncClient(_Base):
             concurrency = NATIVE_CONCURRENCY if self.native is not None else CONCURRENCY
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        batch = _Batch(self, types, indexes, ordered=ordered)
+        batch: _Batch
+        if self.native is not None:  # names started without a task each
+            from doikit.client._native_batch import NativeBatch  # noqa: PLC0415 - builds on _Batch
+
+            batch = NativeBatch(self, types, indexes, ordered=ordered)
+        else:
+            batch = _Batch(self, types, indexes, ordered=ordered)
         try:
             index = 0
             async for text in _aiter(dois):

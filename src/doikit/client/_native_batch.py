@@ -1,9 +1,10 @@
-"""``resolve_many`` over the native protocol without a task per name: one coroutine reads
-the names lazily and starts each with :meth:`AsyncNativeResolver.start`, whose express way
-answers from the loop's callbacks; only what needs more (a prefix lookup, a retry over TCP)
-runs as a task. The items are those of :class:`doikit.client._client._Batch`: the same
-``Resolved``, the client's cache read and filled, in input order on request, at most
-*concurrency* names in progress and a bounded window ahead of the oldest unyielded one.
+"""``resolve_many`` over the native protocol without a task per name: its loop (in
+:meth:`doikit.client.AsyncClient.resolve_many`) reads the names lazily and starts each with
+:meth:`AsyncNativeResolver.start`, whose express way answers from the loop's callbacks; only
+what needs more (a prefix lookup, a retry over TCP) runs as a task. The items are those of
+:class:`doikit.client._client._Batch`: the same ``Resolved``, the client's cache read and
+filled, in input order on request, at most *concurrency* names in progress and a bounded
+window ahead of the oldest unyielded one.
 """
 
 from __future__ import annotations
@@ -13,49 +14,18 @@ from typing import TYPE_CHECKING
 
 from doikit._errors import DOIError
 from doikit.client._cache import cache_key
-from doikit.client._client import Resolved, _aiter, _Batch, _doi
+from doikit.client._client import Resolved, _Batch, _doi
 from doikit.client._native import Owner
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Sequence
+    from collections.abc import Sequence
 
     from doikit._doi import DOI
     from doikit.client._client import AsyncClient
     from doikit.handle._values import HandleRecord
 
 
-async def resolve_many_native(
-    client: AsyncClient,
-    dois: Iterable[str | DOI] | AsyncIterable[str | DOI],
-    *,
-    concurrency: int,
-    ordered: bool,
-    types: Sequence[str],
-    indexes: Sequence[int],
-) -> AsyncGenerator[Resolved, None]:
-    """What :meth:`AsyncClient.resolve_many` yields for a client with a native resolver."""
-    batch = _NativeBatch(client, types, indexes, ordered=ordered)
-    try:
-        index = 0
-        async for text in _aiter(dois):
-            for item in batch.add(index, text):
-                yield item
-            index += 1
-            while (
-                batch.finished
-                or batch.running >= concurrency
-                or len(batch.held) + batch.running >= 4 * concurrency
-            ):
-                for item in await batch.next_done():
-                    yield item
-        while batch.running or batch.finished:
-            for item in await batch.next_done():
-                yield item
-    finally:
-        batch.cancel()
-
-
-class _NativeBatch(_Batch):
+class NativeBatch(_Batch):
     """:class:`_Batch` whose names are started with :meth:`AsyncNativeResolver.start`
     instead of a task each."""
 
@@ -98,4 +68,4 @@ class _NativeBatch(_Batch):
         self.owner.close()
 
 
-__all__ = ["resolve_many_native"]
+__all__ = ["NativeBatch"]
