@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from doikit._lines import LineTooLong, NotUTF8
 from doikit._syntax import PercentError, percent_decode
 from doikit._written import bare_doi, encoded
-from doikit.handle._values import HandleFormatError, loads
+from doikit.handle import HandleFormatError, loads
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator

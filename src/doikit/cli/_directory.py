@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
     from doikit._lines import LineTooLong, NotUTF8
-    from doikit.server._native import SiteServer
+    from doikit.server.commands import SiteServer
 
 
 #: The module each store imports only when it is used, and the extra that installs it.
@@ -32,7 +32,7 @@ _STORE_DRIVERS = {"asyncpg": "postgres"}
 def _store_errors() -> Iterator[None]:
     """A store that cannot be opened, its driver's extra missing, or an address that cannot
     be listened on: one line on stderr and exit 2, not a traceback."""
-    from doikit.server._run import ListenError  # noqa: PLC0415
+    from doikit.server.commands import ListenError  # noqa: PLC0415
     from doikit.server.stores import StoreError  # noqa: PLC0415
 
     try:
@@ -72,7 +72,7 @@ def _site_options(command: Callable[..., None]) -> Callable[..., None]:
 
 
 def _site_servers(given: tuple[str, ...]) -> list[SiteServer]:
-    from doikit.server._native import SiteServer  # noqa: PLC0415
+    from doikit.server.commands import SiteServer  # noqa: PLC0415
 
     try:
         return [SiteServer.parse(text) for text in given]
@@ -173,14 +173,13 @@ def serve(
     """
     require_extra("server", "starlette", "uvicorn")
     from doikit.handle import private_root  # noqa: PLC0415
-    from doikit.server._limits import Limits  # noqa: PLC0415
+    from doikit.server.commands import Limits, run  # noqa: PLC0415
 
     if upstream_root is not None:
         try:
             private_root(upstream_root)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--upstream-root") from None
-    from doikit.server._run import run  # noqa: PLC0415
 
     limits = Limits(
         head_timeout=head_timeout,
@@ -227,7 +226,7 @@ def token_create(store: str | None, prefixes: tuple[str, ...]) -> None:
     """Create a token for PREFIXes and print it (alone, on stdout); only its hash is kept."""
     require_extra("server", "starlette", "uvicorn")
     from doikit._syntax import PREFIX_ONLY_RE  # noqa: PLC0415
-    from doikit.server._run import create_token  # noqa: PLC0415
+    from doikit.server.commands import create_token  # noqa: PLC0415
 
     for prefix in prefixes:
         if not PREFIX_ONLY_RE.fullmatch(prefix):
@@ -269,9 +268,7 @@ def admin_create(identity: str, store: str | None, prefix: str, public_key: str 
     """
     require_extra("server", "starlette", "uvicorn")
     from doikit._syntax import PREFIX_ONLY_RE  # noqa: PLC0415
-    from doikit.server._http import Refused  # noqa: PLC0415
-    from doikit.server._run import create_admin  # noqa: PLC0415
-    from doikit.server._writes import bare_name  # noqa: PLC0415
+    from doikit.server.commands import create_admin, handle_name  # noqa: PLC0415
 
     if not PREFIX_ONLY_RE.fullmatch(prefix):
         raise click.BadParameter(
@@ -285,8 +282,8 @@ def admin_create(identity: str, store: str | None, prefix: str, public_key: str 
             param_hint="INDEX:HANDLE",
         )
     try:
-        handle = str(bare_name(match.group(2)))
-    except Refused as exc:
+        handle = handle_name(match.group(2))
+    except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="INDEX:HANDLE") from None
     try:
         with _store_errors():
@@ -383,8 +380,7 @@ def admin_site(  # noqa: PLR0917 - one per option
     Handle REST API's JSON, with the server key kept with STORE (made now if there is none).
     Give the options doikit serve is given."""
     require_extra("server", "starlette", "uvicorn")
-    from doikit.server._native import NativeConfig  # noqa: PLC0415
-    from doikit.server._native_keys import site_value  # noqa: PLC0415
+    from doikit.server.commands import NativeConfig, site_value  # noqa: PLC0415
 
     servers = tuple(_site_servers(site_server))
     config = NativeConfig(host, handle_port, http_port, None, servers, server_id, mirror)

@@ -17,7 +17,7 @@ from doikit._doi import DOI
 from doikit._errors import DOIError, InvalidDOI, ResolutionError
 from doikit.cli._input import Input, inputs, problem, stdin_lines
 from doikit.client import DEFAULT_BASE_URL, AsyncClient, Cache, Client
-from doikit.handle._values import type_matches, value_to_json
+from doikit.handle import type_matches, value_to_json
 from doikit.handle.resolution import resolution_step
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from doikit.handle._values import HandleFormatError, HandleRecord, values_from_json, values_to_json
+from doikit.handle import HandleFormatError, HandleRecord, values_from_json, values_to_json
 
 if TYPE_CHECKING:
     import os

@@ -324,7 +324,7 @@ class RemoteIdentities:
     answer, a bad signature) refuses the identity, and says why in the log."""
 
     def __init__(self, root: str | None, *, timeout: float = 10.0) -> None:
-        from doikit.client._native import AsyncNativeResolver  # noqa: PLC0415
+        from doikit.client import AsyncNativeResolver  # noqa: PLC0415
 
         self.resolver = AsyncNativeResolver(root, timeout=timeout, certify=True)
         self.resolver.core.max_ttl = KEYS_KEPT

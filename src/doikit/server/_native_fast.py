@@ -18,8 +18,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Final
 
 from doikit._syntax import fold
-from doikit.handle import OpFlag, values_from_json
-from doikit.handle._native_values import put_value
+from doikit.handle import OpFlag, value_to_wire, values_from_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -135,8 +134,8 @@ class FastResolution:
         encoded: bytes | None = None
         if all(v.public_read for v in values):
             out = bytearray(_LENGTH.pack(len(values)))
-            for i, value in enumerate(values):
-                put_value(out, value, f"values[{i}]")
+            for value in values:
+                out += value_to_wire(value)
             encoded = bytes(out)
         self._encoded.pop(key, None)
         self._encoded[key] = (stored.values_json, encoded)

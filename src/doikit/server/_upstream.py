@@ -56,7 +56,7 @@ class Upstream:
     """Names resolved through the Handle System, with stale answers when it fails."""
 
     def __init__(self, root: str | None, *, timeout: float = 10.0) -> None:
-        from doikit.client._native import AsyncNativeResolver  # noqa: PLC0415
+        from doikit.client import AsyncNativeResolver  # noqa: PLC0415
 
         self.resolver = AsyncNativeResolver(root, timeout=timeout)
         self._last: OrderedDict[str, tuple[HandleRecord, float]] = OrderedDict()

@@ -34,6 +34,7 @@ from doikit.handle import (
     HandleFormatError,
     HandleValue,
     done_body,
+    format_time,
     loads,
     parse_locations,
     type_matches,
@@ -42,7 +43,6 @@ from doikit.handle import (
     values_from_json,
     values_to_json,
 )
-from doikit.handle._values import format_time
 from doikit.server._auth import is_hashed_secret, stored_secret
 from doikit.server._http import (
     BadPathError,
