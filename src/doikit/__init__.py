@@ -25,8 +25,7 @@ from doikit._errors import (
 from doikit._extract import Found, FoundShort, find, find_all, find_short
 from doikit._present import normalize_legacy_uri
 from doikit._safety import Finding
-
-__version__ = "0.1.0"
+from doikit._version import __version__
 
 __all__ = [
     "DOI",
