@@ -15,6 +15,8 @@ import asyncio
 import contextlib
 import logging
 import time
+from operator import attrgetter
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Final
 
 from starlette.applications import Starlette
@@ -29,6 +31,7 @@ from doikit.server._auth import Authority
 from doikit.server._fast import FastPaths, Reply
 from doikit.server._http import Refused, api_error, page, query_params
 from doikit.server._reads import Reads
+from doikit.server._routes import API_ROUTES, ApiRoute
 from doikit.server._tunnel import NativeTunnel
 from doikit.server._upstream import Upstream
 from doikit.server._writes import Writes
@@ -36,12 +39,14 @@ from doikit.server.stores import DamagedRecordError, Store, StoreUnavailable, op
 
 if TYPE_CHECKING:
     import socket
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Awaitable, Callable
 
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from doikit.server._native import NativeConfig
+
+    Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 log = logging.getLogger("doikit.server")
@@ -199,6 +204,22 @@ class _AnyPath(Convertor[str]):
         return value
 
 
+def _endpoint(route: ApiRoute, owners: SimpleNamespace) -> Endpoint:
+    """What answers *route*: the one endpoint the table names for its methods, or one that
+    picks by method (HEAD as GET)."""
+    handlers: dict[str, Endpoint] = {
+        method: attrgetter(operation.endpoint)(owners)
+        for method, operation in route.methods.items()
+    }
+    if len(set(handlers.values())) == 1:
+        return handlers[next(iter(handlers))]
+
+    async def by_method(request: Request) -> Response:
+        return await handlers["GET" if request.method == "HEAD" else request.method](request)
+
+    return by_method
+
+
 def create_app(
     store: Store | str | None = None,
     *,
@@ -295,21 +316,14 @@ def create_app(
             return api_error(RC_ERROR, message="unexpected server error")
         return page(_pages.error("Server error", "The server could not answer."), 500)
 
-    async def api_handle(request: Request) -> Response:
-        if request.method in {"PUT", "DELETE"}:
-            return await writes.handle(request)
-        return await reads.api_handle(request)
-
-    handle_methods = ["GET", "HEAD", "POST", "PUT", "DELETE"]
+    owners = SimpleNamespace(reads=reads, writes=writes)
+    api_methods = sorted({method for route in API_ROUTES for method in route.methods})
     routes = [
-        Route("/api/handles", reads.api_list, methods=["GET", "HEAD"]),
-        Route("/api/handles/{handle:anypath}", api_handle, methods=handle_methods),
-        Route("/api/deposit", writes.deposit, methods=["POST"]),
-        Route("/api/{rest:anypath}", reads.api_unknown, methods=handle_methods),
+        *(Route(r.path, _endpoint(r, owners), methods=list(r.methods)) for r in API_ROUTES),
+        # Any other path under /api/, with any method the API takes: HANDLE.NET's 404 (405
+        # for a method an endpoint does not take), not the proxy's page.
+        Route("/api/{rest:anypath}", reads.api_unknown, methods=api_methods),
         Route("/openapi.json", reads.openapi, methods=["GET", "HEAD"]),
-        Route("/hrls/handles", reads.reverse_lookup, methods=["GET", "HEAD"]),
-        Route("/ra/{dois:anypath}", reads.which_ra, methods=["GET", "HEAD"]),
-        Route("/doiRA/{dois:anypath}", reads.which_ra, methods=["GET", "HEAD"]),
         Route("/", reads.home, methods=["GET", "HEAD"]),
         Route("/{doi:anypath}", reads.proxy, methods=["GET", "HEAD"]),
     ]
@@ -325,7 +339,7 @@ def create_app(
         },
     )
     return _Guard(
-        FastPaths(tunnel.wrap(starlette), the_store),
+        FastPaths(tunnel.wrap(starlette), the_store, misses=resolver is None),
         incidents,
         request_timeout,
         access_log=access_log,

@@ -2,9 +2,10 @@
 
 ``GET /api/handles/{doi}`` and ``GET /{doi}`` with a plain ASCII path and no query are what
 a resolver serves all day. This ASGI layer answers them straight from the store, with the
-same bytes the full routes produce (a test compares the two); anything else — escapes,
-presentations, queries, aliases, 10320/loc, non-public values, misses — goes on to the
-Starlette app unchanged.
+same bytes the full routes produce (a test compares the two), and so does a name the store
+does not hold when it is all there is (no ``--upstream``): a 404 reads the store once.
+Anything else — escapes, presentations, queries, aliases, 10320/loc, non-public values,
+misses with an upstream, a store that cannot answer — goes on to the Starlette app unchanged.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import re
 from typing import TYPE_CHECKING, Final
 
 from doikit._syntax import fold
-from doikit.handle import all_public, detours, first_url, success_body
+from doikit.handle import RC_HANDLE_NOT_FOUND, all_public, detours, first_url, success_body
 from doikit.server import _pages
-from doikit.server._http import expires, redirectable, safe_location
+from doikit.server._http import api_error, expires, page, redirectable, safe_location
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,15 +49,15 @@ def _hot(raw: bytes) -> tuple[bool, str] | None:
     return None
 
 
-def _api_reply(name: str, stored: StoredRecord | None) -> Reply | None:
-    if stored is None or not all_public(stored.values_json):
+def _api_reply(name: str, stored: StoredRecord) -> Reply | None:
+    if not all_public(stored.values_json):
         return None
     body = success_body(name, stored.values_json).encode("utf-8")
     return 200, [*_JSON_HEADERS, (b"content-length", str(len(body)).encode("ascii"))], body
 
 
-def _redirect_reply(name: str, stored: StoredRecord | None) -> Reply | None:
-    if stored is None or name.strip() != name:
+def _redirect_reply(name: str, stored: StoredRecord) -> Reply | None:
+    if name.strip() != name:
         return None
     # The values are doikit's own canonical JSON (values_to_json), where a quote inside a
     # string is always escaped: these patterns can only match real keys.
@@ -81,9 +82,13 @@ def _redirect_reply(name: str, stored: StoredRecord | None) -> Reply | None:
     return 302, headers, body
 
 
-def _reply(api: bool, name: str, stored: StoredRecord | None) -> Reply | None:
-    """The reply to a hot read of *name* (the API's or the redirect), or None."""
-    return _api_reply(name, stored) if api else _redirect_reply(name, stored)
+def _missing(api: bool, name: str) -> Reply | None:
+    """The 404 the full routes answer for *name*, which the store does not hold: the
+    refusal ``create_app``'s handler makes of rc 100, or the proxy's page."""
+    if not name.isprintable() or name.strip() != name:
+        return None  # the proxy trims such a name before it reads
+    response = api_error(RC_HANDLE_NOT_FOUND, name) if api else page(_pages.not_found(name), 404)
+    return response.status_code, list(response.raw_headers), bytes(response.body)
 
 
 class FastPaths:
@@ -93,9 +98,11 @@ class FastPaths:
     the same requests synchronously, for ``doikit serve``'s HTTP protocol, which then
     writes the reply itself without an ASGI cycle (:mod:`._uvicorn`)."""
 
-    def __init__(self, inner: ASGIApp, store: Store) -> None:
+    def __init__(self, inner: ASGIApp, store: Store, *, misses: bool) -> None:
         self.inner = inner
         self.store = store
+        #: Whether a name the store lacks is a 404 here (no upstream to ask).
+        self.misses = misses
         self._get_now: Callable[[str], StoredRecord | None] | None = getattr(store, "get_now", None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -106,8 +113,7 @@ class FastPaths:
         ):
             hot = _hot(scope.get("raw_path") or b"")
             if hot is not None:
-                api, name = hot
-                reply = _reply(api, name, await self._lookup(name))
+                reply = await self._answer(*hot)
                 if reply is not None:
                     status, headers, body = reply
                     await send(
@@ -117,11 +123,18 @@ class FastPaths:
                     return
         await self.inner(scope, receive, send)
 
-    async def _lookup(self, name: str) -> StoredRecord | None:
+    async def _answer(self, api: bool, name: str) -> Reply | None:
+        """The reply to a hot read of *name* (the API's or the redirect), or None."""
         try:
-            return await self.store.get(fold(name))
+            stored = await self.store.get(fold(name))
         except Exception:  # noqa: BLE001 - the full route repeats the lookup and reports it
             return None
+        return self._reply(api, name, stored)
+
+    def _reply(self, api: bool, name: str, stored: StoredRecord | None) -> Reply | None:
+        if stored is None:
+            return _missing(api, name) if self.misses else None
+        return _api_reply(name, stored) if api else _redirect_reply(name, stored)
 
     def now(self, target: bytes) -> Reply | None:
         """The reply to ``GET`` *target* (the request target as sent), if it is a hot read
@@ -135,4 +148,4 @@ class FastPaths:
             stored = get_now(fold(name))
         except Exception:  # noqa: BLE001 - the full route repeats the lookup and reports it
             return None
-        return _reply(api, name, stored)
+        return self._reply(api, name, stored)

@@ -1,10 +1,13 @@
-"""The OpenAPI 3.1 description of the JSON API ``doikit serve`` publishes at /openapi.json."""
+"""The OpenAPI 3.1 description of the JSON API ``doikit serve`` publishes at /openapi.json:
+its paths and methods are the routes of :data:`._routes.API_ROUTES`, each method's operation
+named there and written here."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from doikit import __version__
+from doikit.server._routes import API_ROUTES
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 
@@ -48,6 +51,35 @@ _BEARER: list[dict[str, list[str]]] = [{"bearer": []}, {"basic": []}]
 
 def openapi() -> dict[str, Any]:
     """The document, built fresh (it is small)."""
+    named = operations()
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "doikit serve: the Handle REST API and the doi.org services",
+            "version": __version__,
+            "description": "Reads answer as doi.org and HANDLE.NET 9 do. Writes need a"
+            " bearer token scoped to DOI prefixes (doikit token create) or a Handle identity"
+            " with HTTP Basic, authorized by HS_ADMIN values (doikit admin create).",
+        },
+        "paths": {
+            route.openapi_path: {
+                method.lower(): named[operation.openapi]
+                for method, operation in route.methods.items()
+            }
+            for route in API_ROUTES
+        },
+        "components": {
+            "schemas": _schemas(),
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "basic": {"type": "http", "scheme": "basic"},
+            },
+        },
+    }
+
+
+def _schemas() -> dict[str, Any]:
+    """The schemas the operations refer to."""
     value = {
         "type": "object",
         "required": ["index", "type", "data"],
@@ -84,15 +116,6 @@ def openapi() -> dict[str, Any]:
             "references": {"type": "array"},
         },
     }
-    record = {
-        "type": "object",
-        "required": ["responseCode", "handle", "values"],
-        "properties": {
-            "responseCode": {"type": "integer", "enum": [1, 200]},
-            "handle": {"type": "string"},
-            "values": {"type": "array", "items": {"$ref": "#/components/schemas/Value"}},
-        },
-    }
     error = {
         "type": "object",
         "required": ["responseCode"],
@@ -100,6 +123,20 @@ def openapi() -> dict[str, Any]:
             "responseCode": {"type": "integer"},
             "message": {"type": "string"},
             "handle": {"type": "string"},
+        },
+    }
+    return {"Value": value, "Error": error}
+
+
+def operations() -> dict[str, dict[str, Any]]:
+    """Each operation of the API, by the name :data:`._routes.API_ROUTES` gives it."""
+    record = {
+        "type": "object",
+        "required": ["responseCode", "handle", "values"],
+        "properties": {
+            "responseCode": {"type": "integer", "enum": [1, 200]},
+            "handle": {"type": "string"},
+            "values": {"type": "array", "items": {"$ref": "#/components/schemas/Value"}},
         },
     }
     written = {
@@ -117,19 +154,17 @@ def openapi() -> dict[str, Any]:
         },
     }
     which_ra = {
-        "get": {
-            "summary": "Which RA: the registration agency of each DOI name or prefix",
-            "parameters": [
-                {
-                    "name": "dois",
-                    "in": "path",
-                    "required": True,
-                    "description": "Comma-separated names or prefixes; %2C is a comma in a name.",
-                    "schema": {"type": "string"},
-                }
-            ],
-            "responses": {"200": _json({"type": "array", "items": ra_item}, "In input order")},
-        }
+        "summary": "Which RA: the registration agency of each DOI name or prefix",
+        "parameters": [
+            {
+                "name": "dois",
+                "in": "path",
+                "required": True,
+                "description": "Comma-separated names or prefixes; %2C is a comma in a name.",
+                "schema": {"type": "string"},
+            }
+        ],
+        "responses": {"200": _json({"type": "array", "items": ra_item}, "In input order")},
     }
     resolve: dict[str, Any] = {
         "summary": "Resolve: the record's values",
@@ -187,170 +222,139 @@ def openapi() -> dict[str, Any]:
         "Only these values (repeatable); a PUT also takes index=various",
     )
     return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "doikit serve: the Handle REST API and the doi.org services",
-            "version": __version__,
-            "description": "Reads answer as doi.org and HANDLE.NET 9 do. Writes need a"
-            " bearer token scoped to DOI prefixes (doikit token create) or a Handle identity"
-            " with HTTP Basic, authorized by HS_ADMIN values (doikit admin create).",
+        "resolve": resolve,
+        "resolve_post": {**resolve, "summary": "Resolve (a POST reads like a GET, as HANDLE.NET)"},
+        "put": {
+            "summary": "Create or replace a record; with index, add or replace only"
+            " those values and keep every other (HANDLE.NET 9)",
+            "security": _BEARER,
+            "parameters": [
+                _NAME_PARAM,
+                indexes,
+                _query(
+                    "overwrite",
+                    {"type": "string"},
+                    "Only 'true' (any case) is true; absent is true",
+                ),
+                _query(
+                    "mintNewSuffix",
+                    {"type": "string"},
+                    "true: the server appends a unique suffix",
+                ),
+            ],
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": values_body}},
+            },
+            "responses": {
+                "200": _json(written, "Replaced (a record, or existing values)"),
+                "201": _json(written, "Created (a record, or only new values)"),
+                "400": _error(
+                    "Invalid name (rc 102), JSON, parameter or indexes (rc 4), or value (rc 202)"
+                ),
+                "401": _error("No or unknown credentials (rc 402)"),
+                "403": _error("The caller may not make this change (rc 401)"),
+                "404": _error("Adding values to a name that does not exist (rc 100)"),
+                "409": _error("overwrite=false and the name (rc 101) or a value (rc 201) exists"),
+                "413": _error("The body is too large"),
+                "503": _error("The store cannot answer now (rc 3)"),
+            },
         },
-        "paths": {
-            "/api/handles/{handle}": {
-                "get": resolve,
-                "post": {**resolve, "summary": "Resolve (a POST reads like a GET, as HANDLE.NET)"},
-                "put": {
-                    "summary": "Create or replace a record; with index, add or replace only"
-                    " those values and keep every other (HANDLE.NET 9)",
-                    "security": _BEARER,
-                    "parameters": [
-                        _NAME_PARAM,
-                        indexes,
-                        _query(
-                            "overwrite",
-                            {"type": "string"},
-                            "Only 'true' (any case) is true; absent is true",
-                        ),
-                        _query(
-                            "mintNewSuffix",
-                            {"type": "string"},
-                            "true: the server appends a unique suffix",
-                        ),
-                    ],
-                    "requestBody": {
-                        "required": True,
-                        "content": {"application/json": {"schema": values_body}},
-                    },
-                    "responses": {
-                        "200": _json(written, "Replaced (a record, or existing values)"),
-                        "201": _json(written, "Created (a record, or only new values)"),
-                        "400": _error(
-                            "Invalid name (rc 102), JSON, parameter or indexes (rc 4),"
-                            " or value (rc 202)"
-                        ),
-                        "401": _error("No or unknown credentials (rc 402)"),
-                        "403": _error("The caller may not make this change (rc 401)"),
-                        "404": _error("Adding values to a name that does not exist (rc 100)"),
-                        "409": _error(
-                            "overwrite=false and the name (rc 101) or a value (rc 201) exists"
-                        ),
-                        "413": _error("The body is too large"),
-                        "503": _error("The store cannot answer now (rc 3)"),
-                    },
-                },
-                "delete": {
-                    "summary": "Delete a record; with index, only those values",
-                    "security": _BEARER,
-                    "parameters": [_NAME_PARAM, indexes],
-                    "responses": {
-                        "200": _json(written, "Deleted"),
-                        "400": _error(
-                            "Invalid name (rc 102), parameter (rc 4), no value at an index"
-                            " (rc 200), or no value would be left (rc 202)"
-                        ),
-                        "401": _error("No or unknown credentials (rc 402)"),
-                        "403": _error("The caller may not make this change (rc 401)"),
-                        "404": _error("No such DOI name (rc 100)"),
-                        "503": _error("The store cannot answer now (rc 3)"),
-                    },
-                },
+        "delete": {
+            "summary": "Delete a record; with index, only those values",
+            "security": _BEARER,
+            "parameters": [_NAME_PARAM, indexes],
+            "responses": {
+                "200": _json(written, "Deleted"),
+                "400": _error(
+                    "Invalid name (rc 102), parameter (rc 4), no value at an index"
+                    " (rc 200), or no value would be left (rc 202)"
+                ),
+                "401": _error("No or unknown credentials (rc 402)"),
+                "403": _error("The caller may not make this change (rc 401)"),
+                "404": _error("No such DOI name (rc 100)"),
+                "503": _error("The store cannot answer now (rc 3)"),
             },
-            "/api/handles": {
-                "get": {
-                    "summary": "List the names under a prefix",
-                    "security": _BEARER,
-                    "parameters": [
-                        _query("prefix", {"type": "string"}, required=True),
-                        _query("page", {"type": "integer", "minimum": 0}),
-                        _query("pageSize", {"type": "integer", "minimum": 0, "maximum": 10000}),
-                    ],
-                    "responses": {
-                        "200": _json(
-                            {
-                                "type": "object",
-                                "required": ["responseCode", "prefix", "totalCount", "handles"],
-                                "properties": {
-                                    "responseCode": {"const": 1},
-                                    "prefix": {"type": "string"},
-                                    "totalCount": {"type": "integer"},
-                                    "handles": {"type": "array", "items": {"type": "string"}},
-                                },
-                            },
-                            "A page of names",
-                        ),
-                        "400": _error("Missing or bad prefix, page or pageSize (rc 4)"),
-                        "401": _error("No or unknown token (rc 402)"),
-                        "403": _error("The token does not cover this prefix (rc 401)"),
-                    },
-                }
-            },
-            "/api/deposit": {
-                "post": {
-                    "summary": "Batch deposit (doikit): JSON Lines of {doi, url} or {doi, values}",
-                    "security": _BEARER,
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/x-ndjson": {
-                                "schema": {"description": "JSON Lines; each line is checked alone"}
-                            }
+        },
+        "list": {
+            "summary": "List the names under a prefix",
+            "security": _BEARER,
+            "parameters": [
+                _query("prefix", {"type": "string"}, required=True),
+                _query("page", {"type": "integer", "minimum": 0}),
+                _query("pageSize", {"type": "integer", "minimum": 0, "maximum": 10000}),
+            ],
+            "responses": {
+                "200": _json(
+                    {
+                        "type": "object",
+                        "required": ["responseCode", "prefix", "totalCount", "handles"],
+                        "properties": {
+                            "responseCode": {"const": 1},
+                            "prefix": {"type": "string"},
+                            "totalCount": {"type": "integer"},
+                            "handles": {"type": "array", "items": {"type": "string"}},
                         },
                     },
-                    "responses": {
-                        "200": _json(
-                            {
-                                "type": "object",
-                                "required": ["responseCode", "accepted", "rejected"],
-                                "properties": {
-                                    "responseCode": {"const": 1},
-                                    "accepted": {"type": "integer"},
-                                    "rejected": {"type": "array"},
-                                },
-                            },
-                            "Accepted lines are committed; rejected ones listed with line numbers",
-                        ),
-                        "400": _error("An empty body (rc 4)"),
-                        "401": _error("No or unknown token (rc 402)"),
-                        "413": _error("The body is too large"),
-                    },
-                }
-            },
-            "/hrls/handles": {
-                "get": {
-                    "summary": "Reverse lookup (EUDAT's servlet): the names with a public"
-                    " value of each given type matching its pattern ('*': any run)",
-                    "security": _BEARER,
-                    "parameters": [
-                        _query(
-                            "filters",
-                            # Any value: a query string carries only strings, so a typed
-                            # value would describe nothing more (and fuzzers' "wrong-typed"
-                            # values arrive as valid strings: 'null' is a pattern too).
-                            {"type": "object", "additionalProperties": True},
-                            "TYPE=pattern pairs, as URL=https://example.org/*",
-                            style="form",
-                            explode=True,
-                        ),
-                        _query("limit", {"type": "integer", "minimum": 1, "maximum": 10000}),
-                        _query("page", {"type": "integer", "minimum": 0}),
-                    ],
-                    "responses": {
-                        "200": _json(
-                            {"type": "array", "items": {"type": "string"}}, "The names, in order"
-                        ),
-                        "400": _error("No type given, or a bad limit or page (rc 4)"),
-                        "401": _error("No or unknown credentials (rc 402)"),
-                    },
-                }
-            },
-            "/ra/{dois}": which_ra,
-            "/doiRA/{dois}": which_ra,
-        },
-        "components": {
-            "schemas": {"Value": value, "Error": error},
-            "securitySchemes": {
-                "bearer": {"type": "http", "scheme": "bearer"},
-                "basic": {"type": "http", "scheme": "basic"},
+                    "A page of names",
+                ),
+                "400": _error("Missing or bad prefix, page or pageSize (rc 4)"),
+                "401": _error("No or unknown token (rc 402)"),
+                "403": _error("The token does not cover this prefix (rc 401)"),
             },
         },
+        "deposit": {
+            "summary": "Batch deposit (doikit): JSON Lines of {doi, url} or {doi, values}",
+            "security": _BEARER,
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/x-ndjson": {
+                        "schema": {"description": "JSON Lines; each line is checked alone"}
+                    }
+                },
+            },
+            "responses": {
+                "200": _json(
+                    {
+                        "type": "object",
+                        "required": ["responseCode", "accepted", "rejected"],
+                        "properties": {
+                            "responseCode": {"const": 1},
+                            "accepted": {"type": "integer"},
+                            "rejected": {"type": "array"},
+                        },
+                    },
+                    "Accepted lines are committed; rejected ones listed with line numbers",
+                ),
+                "400": _error("An empty body (rc 4)"),
+                "401": _error("No or unknown token (rc 402)"),
+                "413": _error("The body is too large"),
+            },
+        },
+        "reverse_lookup": {
+            "summary": "Reverse lookup (EUDAT's servlet): the names with a public"
+            " value of each given type matching its pattern ('*': any run)",
+            "security": _BEARER,
+            "parameters": [
+                _query(
+                    "filters",
+                    # Any value: a query string carries only strings, so a typed
+                    # value would describe nothing more (and fuzzers' "wrong-typed"
+                    # values arrive as valid strings: 'null' is a pattern too).
+                    {"type": "object", "additionalProperties": True},
+                    "TYPE=pattern pairs, as URL=https://example.org/*",
+                    style="form",
+                    explode=True,
+                ),
+                _query("limit", {"type": "integer", "minimum": 1, "maximum": 10000}),
+                _query("page", {"type": "integer", "minimum": 0}),
+            ],
+            "responses": {
+                "200": _json({"type": "array", "items": {"type": "string"}}, "The names, in order"),
+                "400": _error("No type given, or a bad limit or page (rc 4)"),
+                "401": _error("No or unknown credentials (rc 402)"),
+            },
+        },
+        "which_ra": which_ra,
     }

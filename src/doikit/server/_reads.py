@@ -53,6 +53,7 @@ from doikit.server._http import (
     values_of,
 )
 from doikit.server._openapi import openapi
+from doikit.server._routes import API_ROUTES
 from doikit.server._upstream import STALE_WARNING
 from doikit.server.stores import INDEXED_CHARS, Found, stored_values
 
@@ -63,8 +64,12 @@ if TYPE_CHECKING:
     from doikit.server._upstream import Upstream
     from doikit.server.stores import Store
 
-# The endpoints under /api/ that do not take every method.
-_API_METHODS: Final = {"/api/deposit": "POST", "/api/handles": "GET, HEAD"}
+# The endpoints under /api/ that do not take every method, and what they take.
+_API_METHODS: Final = {
+    route.path: route.allow
+    for route in API_ROUTES
+    if route.path.startswith("/api/") and "{" not in route.path
+}
 # What a REST read takes (HANDLE.NET's servlet: auth and cert ask for an authoritative,
 # certified answer, which every answer of this directory is). Anything else is refused.
 _GET_PARAMS: Final = frozenset(
