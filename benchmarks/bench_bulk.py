@@ -1,18 +1,20 @@
 """DOI names in bulk: ``doikit.normalize_many`` against idutils's loop, in the same run.
 
-    python benchmarks/bench_bulk.py [--names 10000000] [--rounds 3]
+    python benchmarks/bench_bulk.py [--names 10000000] [--rounds 3] [--mix issue|real]
 
-Inputs: the mix users with web-harvested data have (issue 15): a sixth are
-``https://doi.org/`` URLs whose suffixes carry several escapes each (``%3C %3E %3B %28 %29
-%3A``), the rest bare names, ``doi:``, ``DOI: `` and ``http://dx.doi.org/`` URLs, from a
-fixed seed. Each round times, on the same names, idutils's loop (``normalize_doi`` per name, its
-errors caught, as its users write it), doikit's per-name loop (``normalize`` per name), the
-bulk call (``normalize_many``, one call for the whole list), CPython's own
-``list(map(str.lower, names))`` (a new string per name and nothing read: a floor for any list
-of new strings) and the column paths:
-``doikit.arrow.normalize`` on a chunked array, the Polars namespace on a frame and DuckDB's
-``doi_normalize`` on an Arrow table, and beside it DuckDB's floor: an Arrow UDF that answers
-nulls without reading anything; the best round counts.
+Inputs (``--mix issue``, the default): the mix users with web-harvested data have (issue
+15): a sixth are ``https://doi.org/`` URLs whose suffixes carry several escapes each (``%3C
+%3E %3B %28 %29 %3A``), the rest bare names, ``doi:``, ``DOI: `` and ``http://dx.doi.org/``
+URLs, from a fixed seed. ``--mix real`` (issue 30): real DOI names instead (see
+:func:`real_names`), each in one of six presentations, with 1% junk and 1% nulls
+(:func:`make_real_inputs`). Each round times, on the same names, idutils's loop
+(``normalize_doi`` per name, its errors caught, as its users write it), doikit's per-name
+loop (``normalize`` per name), the bulk call (``normalize_many``, one call for the whole
+list), CPython's own ``list(map(str.lower, names))`` (a new string per name and nothing
+read: a floor for any list of new strings) and the column paths: ``doikit.arrow.normalize``
+on a chunked array, the Polars namespace on a frame and DuckDB's ``doi_normalize`` on an
+Arrow table, and beside it DuckDB's floor: an Arrow UDF that answers nulls without reading
+anything; the best round counts.
 Prints names/s, the ratio to idutils, and the memory the bulk answer takes (its list and
 strings, measured by tracemalloc on a slice of 100,000 names, scaled).
 
@@ -24,10 +26,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import random
 import resource
 import time
 import tracemalloc
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import idutils
@@ -37,7 +41,9 @@ from bench_names import ESCAPES
 from doikit._doi import BUILD
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
+
+    Texts = Sequence[str | None]
 
 
 def _suffix(rng: random.Random) -> str:
@@ -79,42 +85,131 @@ def make_inputs(n: int, seed: int = 15) -> list[str]:
     return out
 
 
+# The real names (issue 30): the labels of the repository's corpora of third-party text, each
+# file naming the sources of its snippets (wild.jsonl: 574 sources, 2,603 snippets, their
+# licences; pdf/labels.jsonl: the publishers' sample PDFs), and the names the peers' own test
+# suites expect (peer_vectors.json: each case names its repository and file).
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+REAL_SOURCES = ("corpus/wild.jsonl", "corpus/pdf/labels.jsonl", "vectors/peer_vectors.json")
+
+# Junk, as columns of references hold it: empty cells, placeholders, other identifiers, a
+# prefix alone, another site's URL, an unfinished name.
+JUNK = (
+    "",
+    " ",
+    "N/A",
+    "n/a",
+    "-",
+    "null",
+    "none",
+    "TBD",
+    "PMID: 31452104",
+    "PMC6711247",
+    "arXiv:2101.00001",
+    "ISBN 978-3-16-148410-0",
+    "https://www.ncbi.nlm.nih.gov/pubmed/31452104",
+    "https://example.org/article/1234",
+    "10.1038",
+    "doi:",
+    "10.1000/",
+    "hdl:1721.1/123",
+    "see the supplement",
+)
+
+
+def real_names() -> list[str]:
+    """The distinct real DOI names of :data:`REAL_SOURCES`, sorted."""
+    names: set[str] = set()
+    for line in (TESTS / REAL_SOURCES[0]).read_text(encoding="utf-8").splitlines():
+        names.update(json.loads(line)["dois"])
+    for line in (TESTS / REAL_SOURCES[1]).read_text(encoding="utf-8").splitlines():
+        names.update(json.loads(line)["dois"])
+    vectors = json.loads((TESTS / REAL_SOURCES[2]).read_text(encoding="utf-8"))
+    names.update(
+        case["expected"]
+        for case in vectors["cases"]
+        if case["kind"] == "parse" and str(case["expected"]).startswith("10.")
+    )
+    return sorted(names)
+
+
+def _present(name: str, form: int) -> str:
+    """*name* in one of six presentations, as harvested columns have them: bare, ``doi:``
+    URIs (escaped), ``DOI: `` labels, doi.org URLs (escaped), dx.doi.org URLs as people paste
+    them (not escaped) and URNs."""
+    doi = doikit.DOI(name)
+    if form == 0:
+        return "".join(name)  # (a str of its own, as each cell of a real column is)
+    if form == 1:
+        return doi.to_uri()
+    if form == 2:
+        return f"DOI: {name}"
+    if form == 3:
+        return doi.to_url()
+    if form == 4:
+        return f"http://dx.doi.org/{name}"
+    return doi.to_urn()
+
+
+def make_real_inputs(n: int, seed: int = 30) -> list[str | None]:
+    """N cells of real names (each a new str) in the six presentations, 1% junk and 1%
+    nulls, the same for the same seed."""
+    rng = random.Random(seed)
+    names = real_names()
+    out: list[str | None] = []
+    for _ in range(n):
+        roll = rng.random()
+        if roll < 0.01:
+            out.append(None)
+        elif roll < 0.02:
+            out.append("".join(rng.choice(JUNK)))
+        else:
+            out.append(_present(rng.choice(names), rng.randrange(6)))
+    return out
+
+
 # Each keeps its answers in a list, as a column needs them (a loop that drops each answer
 # at once lets the allocator reuse its memory, which no real use does).
-def _loop_idutils(texts: list[str]) -> None:
+def _loop_idutils(texts: Texts) -> None:
     normalize_doi = idutils.normalize_doi
     out: list[object] = []
     append = out.append
     for text in texts:
+        if text is None:  # (a null cell: idutils reads str only)
+            append(None)
+            continue
         try:
             append(normalize_doi(text))
         except AttributeError:  # idutils's answer to a form it cannot read
             append(None)
 
 
-def _loop_normalize(texts: list[str]) -> None:
+def _loop_normalize(texts: Texts) -> None:
     normalize = doikit.normalize
     invalid = doikit.InvalidDOI
     out: list[str | None] = []
     append = out.append
     for text in texts:
+        if text is None:
+            append(None)
+            continue
         try:
             append(normalize(text))
         except invalid:
             append(None)
 
 
-def _bulk(texts: list[str]) -> None:
+def _bulk(texts: Texts) -> None:
     doikit.normalize_many(texts)
 
 
-def _new_strings(texts: list[str]) -> None:
+def _new_strings(texts: Texts) -> None:
     """CPython's own loop that makes a new str of each text and reads nothing: a floor for
     any answer made of Python strings (a list of them, as normalize_many's)."""
-    list(map(str.lower, texts))
+    list(map(str.lower, filter(None, texts)))  # (nulls and empty cells left out)
 
 
-def _columns(texts: list[str]) -> dict[str, Callable[[list[str]], None]]:
+def _columns(texts: Texts) -> dict[str, Callable[[Texts], None]]:
     """The column paths, each on its own column of the same names, built before the clock
     starts (as a user's column is there already)."""
     import duckdb  # noqa: PLC0415 - the column libraries are extras
@@ -146,7 +241,7 @@ def _columns(texts: list[str]) -> dict[str, Callable[[list[str]], None]]:
         null_handling=SPECIAL,
     )
 
-    def polars_normalize(_: list[str]) -> None:
+    def polars_normalize(_: Texts) -> None:
         frame.select(pl.col("ref").doi.normalize())  # type: ignore[attr-defined]
 
     return {
@@ -161,7 +256,7 @@ def _columns(texts: list[str]) -> dict[str, Callable[[list[str]], None]]:
     }
 
 
-CANDIDATES: dict[str, Callable[[list[str]], None]] = {
+CANDIDATES: dict[str, Callable[[Texts], None]] = {
     "idutils.normalize_doi, a loop": _loop_idutils,
     "doikit.normalize, a loop": _loop_normalize,
     "doikit.normalize_many": _bulk,
@@ -169,7 +264,7 @@ CANDIDATES: dict[str, Callable[[list[str]], None]] = {
 }
 
 
-def _best(loop: Callable[[list[str]], None], inputs: list[str], rounds: int) -> float:
+def _best(loop: Callable[[Texts], None], inputs: Texts, rounds: int) -> float:
     best = float("inf")
     for _ in range(rounds):
         gc.collect()
@@ -179,7 +274,7 @@ def _best(loop: Callable[[list[str]], None], inputs: list[str], rounds: int) -> 
     return best
 
 
-def _memory(inputs: list[str]) -> float:
+def _memory(inputs: Texts) -> float:
     """Bytes per name that normalize_many's answer holds (list slot and key strings)."""
     part = inputs[:100_000]
     tracemalloc.start()
@@ -195,11 +290,17 @@ def main() -> None:
     parser.add_argument("--names", type=int, default=10_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
+        "--mix",
+        choices=["issue", "real"],
+        default="issue",
+        help="the issue's generated mix, or real names (issue 30)",
+    )
+    parser.add_argument(
         "--spark", type=int, default=0, metavar="N", help="also time doikit.spark on N rows"
     )
     args = parser.parse_args()
-    inputs = make_inputs(args.names)
-    print(f"build: {BUILD}; {args.names:,} names, best of {args.rounds} rounds")
+    inputs = make_inputs(args.names) if args.mix == "issue" else make_real_inputs(args.names)
+    print(f"build: {BUILD}; {args.names:,} names ({args.mix} mix), best of {args.rounds} rounds")
     base = None
     for label, loop in {**CANDIDATES, **_columns(inputs)}.items():
         seconds = _best(loop, inputs, args.rounds)
@@ -216,7 +317,7 @@ def main() -> None:
         _spark(inputs[: args.spark])
 
 
-def _spark(inputs: list[str]) -> None:
+def _spark(inputs: Texts) -> None:
     """doikit.spark.normalize on a local[2] Spark, the JVM's start and the frame's creation
     left out: rows per second and the cost per row."""
     import os  # noqa: PLC0415

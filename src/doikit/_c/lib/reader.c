@@ -412,3 +412,18 @@ dk_quick_copy(const byte *s, dk_size n, const DkShape *shape, int key, byte *out
     }
     return length == room ? 0 : -1; /* (every byte of the name written, or undecided) */
 }
+
+/* See reader.h. (Junk in a column of names, "N/A" or "PMID: 31452104", is short: a plain
+ * loop.) */
+int
+dk_surely_no_name(const byte *s, dk_size n)
+{
+    for (dk_size at = 0; at < n; at++) {
+        byte c = s[at];
+        if (c >= 0x80 || c == '%' ||
+            (c == '.' && at >= 2 && s[at - 1] == '0' && s[at - 2] == '1')) {
+            return 0;
+        }
+    }
+    return 1;
+}

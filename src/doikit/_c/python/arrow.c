@@ -183,8 +183,9 @@ out:
 /* arrow_many(validity, offsets, data, offset, length, wide, key): the names (or keys) of an
  * Arrow string array given as its buffers (validity may be None; 32-bit offsets, or 64-bit
  * when *wide*), as the buffers of a new one: (validity, offsets, data, null count). A null
- * text, or one that is no DOI, is null. ASCII texts of the common shapes are read here;
- * the others by the Python parser, one by one. */
+ * text, or one that is no DOI, is null. ASCII texts of the common shapes are read here, and
+ * ASCII texts that surely hold no name (dk_surely_no_name) are null at once; the others are
+ * read by the Python parser, one by one. */
 PyObject *
 dk_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
 {
@@ -263,6 +264,9 @@ dk_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
             if (written >= 0) {
                 used += written;
                 bits[i / 8] |= (unsigned char)(1 << (i % 8));
+            }
+            else if (dk_surely_no_name(text, n)) { /* junk: no DOI, without the parser */
+                nulls++;
             }
             else {
                 if (set_aside == aside_room) {

@@ -41,10 +41,23 @@ bulk_one(PyObject *item, Py_ssize_t index, int want_key, int report)
     return answer;
 }
 
+/* Whether the quiet answer for *item* is None without the Python parser: an ASCII str that
+ * surely holds no name (dk_surely_no_name: no '%' and no "10."), as junk in a column is. */
+static inline int
+surely_none(PyObject *item)
+{
+    return PyUnicode_CheckExact(item) && PyUnicode_IS_ASCII(item) &&
+           dk_surely_no_name(PyUnicode_1BYTE_DATA(item), PyUnicode_GET_LENGTH(item));
+}
+
 /* The answers for a list or a tuple, read in place (with a helper where one can run; see
- * helper.h), the items ahead fetched into the cache while one is read. The list is read as a
- * list iterator would, should it change size meanwhile (the Python parser runs Python
- * code). */
+ * helper.h), the items ahead fetched into the cache while one is read. No Python code runs
+ * in the loop: a text the C reader leaves undecided is set aside (its place holds it, its
+ * index goes to *aside*) and read by the Python parser after the loop, once the helper has
+ * stopped, as arrow_many does; so the list stays as it is while it is read, and one such
+ * text does not stop the helper for the texts around it (issue 30). An item that is neither
+ * a str nor None ends the loop; its TypeError is raised once the texts set aside before it
+ * are read, so that an error among them comes first, as it did in order. */
 static PyObject *
 bulk_items(PyObject *texts, int want_key, int report)
 {
@@ -58,10 +71,12 @@ bulk_items(PyObject *texts, int want_key, int report)
      * the collector's sight until it is whole, as a tuple being built would be. */
     PyObject_GC_UnTrack(out);
     int failed = 0;
+    Py_ssize_t *aside = NULL, set_aside = 0, aside_room = 0;
+    PyObject *refused = NULL; /* the item that is neither a str nor None */
 #ifdef DK_HELPER
     DkHelper *helper = NULL;
     DkSlot *slot = NULL;
-    Py_ssize_t made = 0, resume = 0, starts = 0; /* resume: the chunk to start one at */
+    Py_ssize_t made = 0, starts = 0;
     if (size >= HELPER_AT_LEAST && dk_two_cpus()) {
         helper = PyMem_RawMalloc(sizeof *helper);
         if (helper != NULL && (pthread_mutex_init(&helper->mutex, NULL) != 0 ||
@@ -75,16 +90,16 @@ bulk_items(PyObject *texts, int want_key, int report)
     }
 #endif
     Py_ssize_t index = 0;
-    for (; index < Py_SIZE(texts); index++) {
+    for (; index < size; index++) {
         PyObject **items = PySequence_Fast_ITEMS(texts);
-        prefetch_item(items, index, Py_SIZE(texts));
+        prefetch_item(items, index, size);
         PyObject *item = items[index];
         PyObject *answer = NULL;
 #ifdef DK_HELPER
         Py_ssize_t j = index % CHUNK_ITEMS;
         if (helper != NULL && j == 0) {
             Py_ssize_t chunk = index / CHUNK_ITEMS;
-            if (!helper->running && chunk >= resume && starts < HELPER_STARTS &&
+            if (!helper->running && starts < HELPER_STARTS &&
                 (chunk + 2) * CHUNK_ITEMS <= size) {
                 starts += dk_helper_start(helper, texts, want_key, chunk + 1);
             }
@@ -111,39 +126,59 @@ bulk_items(PyObject *texts, int want_key, int report)
         else if (slot != NULL && slot->how[j] == ITSELF && slot->seen[j] == item) {
             answer = Py_NewRef(item);
         }
-        if (answer == NULL && item != Py_None && helper != NULL && helper->running) {
-            answer = dk_quick_name(item, want_key); /* C only: the helper may go on */
-            if (answer == NULL && PyErr_Occurred()) {
-                goto failed;
-            }
-            if (answer == NULL) {
-                /* The Python parser may run, or an error be raised: no helper meanwhile. */
-                dk_helper_stop(helper);
-                slot = NULL;
-                resume = index / CHUNK_ITEMS + 2;
-            }
-        }
 #endif
         if (answer == NULL) {
-            Py_INCREF(item);
-            answer = bulk_one(item, index, want_key, report);
-            Py_DECREF(item);
-            if (answer == NULL) {
-                goto failed;
+            if (item == Py_None) {
+                answer = Py_NewRef(Py_None);
+            }
+            else if (!PyUnicode_Check(item)) {
+                refused = Py_NewRef(item);
+                break;
+            }
+            else {
+                answer = dk_quick_name(item, want_key); /* C only */
+                if (answer == NULL && PyErr_Occurred()) {
+                    goto failed;
+                }
             }
         }
-        if (index < size) {
-            PyList_SET_ITEM(out, index, answer);
+        if (answer == NULL && !report && surely_none(item)) {
+            answer = Py_NewRef(Py_None);
         }
-        else {
-            int appended = PyList_Append(out, answer);
-            Py_DECREF(answer);
-            if (appended < 0) {
-                goto failed;
+        if (answer == NULL) { /* for the Python parser, after the loop */
+            if (set_aside == aside_room) {
+                Py_ssize_t wanted = aside_room ? 2 * aside_room : 64;
+                Py_ssize_t *grown = PyMem_Realloc(aside, (size_t)wanted * sizeof *aside);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto failed;
+                }
+                aside = grown;
+                aside_room = wanted;
             }
+            aside[set_aside++] = index;
+            answer = Py_NewRef(item);
         }
+        PyList_SET_ITEM(out, index, answer);
     }
-    if (index < size && PyList_SetSlice(out, index, size, NULL) < 0) { /* it shrank */
+#ifdef DK_HELPER
+    if (helper != NULL) { /* (before any Python code runs) */
+        dk_helper_stop(helper);
+    }
+#endif
+    for (Py_ssize_t k = 0; k < set_aside; k++) {
+        PyObject *item = PyList_GET_ITEM(out, aside[k]); /* (the place's reference) */
+        PyObject *answer = bulk_one(item, aside[k], want_key, report);
+        if (answer == NULL) {
+            goto failed;
+        }
+        PyList_SET_ITEM(out, aside[k], answer);
+        Py_DECREF(item);
+    }
+    if (refused != NULL) {
+        PyObject *answer = bulk_one(refused, index, want_key, report); /* the TypeError */
+        assert(answer == NULL);
+        Py_XDECREF(answer);
         goto failed;
     }
     goto done;
@@ -158,6 +193,8 @@ done:
         PyMem_RawFree(helper);
     }
 #endif
+    PyMem_Free(aside);
+    Py_XDECREF(refused);
     if (failed) {
         Py_CLEAR(out);
     }

@@ -5,9 +5,9 @@
  * ahead (the C reader, into a buffer of its own) while the calling thread makes the strings
  * of the chunk it read before: two cores share the work, the answers are the same. The
  * helper reads only while the calling thread runs C code that neither changes the list
- * nor frees anything in it: before a text that needs the Python parser (whose Python code
- * may let another thread change the list), the helper is stopped and joined, what it read
- * is no longer used, and a new one starts two chunks later. An answer is taken from the
+ * nor frees anything in it: a text that needs the Python parser (whose Python code may let
+ * another thread change the list) is set aside and read after the loop, once the helper
+ * has stopped and been joined (bulk.c). An answer is taken from the
  * helper only for the very object it read at that place. POSIX threads only, and not in
  * free-threaded builds (where no GIL keeps the list still while the helper reads it);
  * elsewhere, or with one CPU to run on, one thread reads (DK_HELPER is not defined).
@@ -45,7 +45,7 @@ prefetch_item(PyObject *const *items, Py_ssize_t i, Py_ssize_t end)
 #define CHUNK_ITEMS (BLOCKS * BLOCK_ITEMS)
 #define BLOCK_BYTES (BLOCK_ITEMS * 64)
 #define HELPER_AT_LEAST (4 * CHUNK_ITEMS) /* items: a shorter list is read by one thread */
-#define HELPER_STARTS 64                  /* at most, per call */
+#define HELPER_STARTS 64                  /* tries at most, per call */
 
 enum { UNREAD = 0, ITSELF = 1, MADE = 2 };
 
