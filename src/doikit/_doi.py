@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 from doikit._errors import InvalidDOI
 from doikit._present import (
     _QUICK,
+    _QUICK_NAME,
     Encoding,
     check_name,
     parse,
@@ -32,9 +33,10 @@ class DOIState:
     with equality, hashing, ordering and ``str()`` on them. :class:`DOI` adds the rest.
 
     This is the pure-Python definition and the reference. When the optional C accelerator
-    (``_speedups.c``) is built, DOI stands on its C twin instead, which behaves the same
-    (a property test holds the two to each other) and runs no Python frame for ``DOI(s)``
-    and ``d.key``; set ``DOIKIT_PURE_PYTHON=1`` to use this class anyway.
+    (``doikit._speedups``, from ``src/doikit/_c/``) is built, DOI stands on its C twin
+    instead, which behaves the same (a property test holds the two to each other) and runs
+    no Python frame for ``DOI(s)`` and ``d.key``; set ``DOIKIT_PURE_PYTHON=1`` to use this
+    class anyway.
     """
 
     # Immutable as Python's own value classes are (Fraction, ipaddress, pathlib): every
@@ -55,7 +57,7 @@ class DOIState:
             text = _as_text(text)
         match = _QUICK(text)
         if match is not None:
-            name = match[2]
+            name = match[_QUICK_NAME]
             if name is not None and "%" not in name:
                 self._DOI__name = name
                 self._DOI__key = name.lower()  # the match is ASCII
@@ -134,7 +136,7 @@ def _accelerator() -> ModuleType | None:
     except ImportError:
         return None
     # Configured even when not wanted, so that the tests can hold the two to each other.
-    _speedups.configure(_QUICK, parse_rest, fold, _as_text, InvalidDOI, RESOLVER_HOSTS)
+    _speedups.configure(_QUICK, parse_rest, fold, _as_text, InvalidDOI, RESOLVER_HOSTS, _QUICK_NAME)
     if PURE_PYTHON_WANTED:
         return None
     return _speedups
@@ -351,7 +353,7 @@ def normalize(text: str) -> Key:
     """
     match = _QUICK(text)  # parse() inlined: this is the hot path
     if match is not None:
-        name = match[2]
+        name = match[_QUICK_NAME]
         if name is not None and "%" not in name:
             return ascii_fold(name)  # the match is ASCII
     name = parse_rest(text, match)
@@ -373,8 +375,8 @@ Errors = Literal["none", "report"]
 
 
 def _bulk(texts: Iterable[object], errors: str, *, key: bool) -> list[str | InvalidDOI | None]:
-    """normalize_many (*key*) or parse_many: the accelerator's bulk loop (``_speedups.c``,
-    ``bulk``), or its pure-Python twin below."""
+    """normalize_many (*key*) or parse_many: the accelerator's bulk loop
+    (``_c/python/bulk.c``), or its pure-Python twin below."""
     if errors not in ("none", "report"):
         msg = f"errors must be 'none' or 'report', not {errors!r}"
         raise ValueError(msg)

@@ -149,7 +149,7 @@ def _diagnose_prefix(name: str) -> NoReturn:
 # the full parser (_parse_slow), which is the authority: the fast path only ever reaches the
 # same answer sooner (tests/test_properties.py holds it to that). benchmarks/bench_names.py
 # measures it: a match costs less than the str-method checks it replaced.
-_QUICK: Final = re.compile(
+_QUICK_PATTERN: Final = re.compile(
     r"""
     (?:
       (?:(?=10\.)|((?i:(?:https?://)?"""
@@ -160,16 +160,20 @@ _QUICK: Final = re.compile(
     + "|"
     + re.escape(HANDLE_URI)
     + r""")))    # a bare name first: it is the commonest
-      (10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)     # (a repeat only where there is one)
+      (?P<name>10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)  # (a repeat only where there is one)
         (?(1)(?:/|%2[Ff])[!"$->@-~]++            # after a head: escapes decoded below
             |/[ -$&-~]*[!-$&-.0-~]))            # bare: literal, no '%', no final ' ' or '/'
     | (?i:"""
     + re.escape(URN)
-    + r""")(10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)):([!"$->@-~]++)
+    + r""")(?P<urn_prefix>10\.[0-9]+(?:\.[0-9]+(?:\.[0-9]+)*|)):(?P<urn_suffix>[!"$->@-~]++)
     )\Z
     """,
     re.ASCII | re.VERBOSE,
-).match
+)
+_QUICK: Final = _QUICK_PATTERN.match
+#: The group of a :data:`_QUICK` match that holds a plain name (None for the URN), by number:
+#: the hot paths index by it, and doikit._doi hands it to the C accelerator's configure().
+_QUICK_NAME: Final = _QUICK_PATTERN.groupindex["name"]
 _HEX_BYTE: Final = {
     f"{hi}{lo}": chr(16 * int(hi, 16) + int(lo, 16))
     for hi in "0123456789ABCDEFabcdef"
@@ -223,9 +227,9 @@ def parse_rest(text: str, match: re.Match[str] | None) -> str:
     :raises InvalidDOI: with the position in *text* of the fault.
     """
     if match is not None:
-        name = match[2]
+        name = match[_QUICK_NAME]
         if name is None:  # the URN: its ':' stands for the first '/'
-            name = f"{match[3]}/{match[4]}"
+            name = f"{match['urn_prefix']}/{match['urn_suffix']}"
         name = quick_unescape(name) if "%" in name else name
         if name is not None:
             return name
@@ -239,7 +243,7 @@ def parse(text: str) -> str:
     """
     match = _QUICK(text)
     if match is not None:
-        name = match[2]
+        name = match[_QUICK_NAME]
         if name is not None and "%" not in name:
             return name
     return parse_rest(text, match)

@@ -1,4 +1,4 @@
-# The optional C accelerator (_speedups.c): doikit._doi.DOIState in C.
+# The optional C accelerator (src/doikit/_c/, docs/design.md): doikit._doi.DOIState in C.
 from collections.abc import Callable, Iterable, Iterator
 from re import Match
 from typing import Self
@@ -22,6 +22,7 @@ def configure(
     as_text: Callable[[object], str],
     invalid_doi: type[Exception],
     hosts: tuple[str, ...],
+    name_group: int = ...,
     /,
 ) -> None: ...
 def parse(text: str, /) -> str: ...

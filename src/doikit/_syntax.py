@@ -36,7 +36,7 @@ RESOLVER_HOSTS_TEXT: Final = ", ".join(RESOLVER_HOSTS[:-1]) + " or " + RESOLVER_
 #: The heads of a DOI name's URI and URN presentations: the doi URI (004 ch. 2), the info
 #: URI (RFC 4452), the URN (000) and the handle URI. The parser's patterns, the extractor
 #: and the messages take them from here; the C reader decides the same heads (the literals
-#: of head_length in _speedups.c: a test holds them to this table).
+#: of head_length in _c/lib/reader.c: a test holds them to this table).
 DOI_URI: Final = "doi:"
 INFO_URI: Final = "info:doi/"
 URN: Final = "urn:doi:"
