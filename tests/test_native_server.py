@@ -455,7 +455,7 @@ def test_one_client_asking_in_earnest_is_not_held_back(native: tuple[Server, int
 
 
 def test_a_forged_source_gets_at_most_ten_times_what_was_sent() -> None:
-    from doikit.server._native import UDP_BURST, UdpBudget  # noqa: PLC0415
+    from doikit.server._native_endpoints import UDP_BURST, UdpBudget  # noqa: PLC0415
 
     budget = UdpBudget()
     sent = asked = 0

@@ -40,13 +40,13 @@ import time
 from typing import TYPE_CHECKING, Final, Protocol, cast
 
 from doikit.handle import split_datagrams
-from doikit.server._native import UDP_PACKET, TcpEndpoint, UdpBudget, UdpEndpoint
+from doikit.server._native_endpoints import UDP_PACKET, TcpEndpoint, UdpBudget, UdpEndpoint
 from doikit.server._native_fast import FastResolution
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from doikit.server._native import Answering
+    from doikit.server._native_endpoints import Answering
     from doikit.server.stores import Store, StoredRecord
 
 log = logging.getLogger("doikit.server")
