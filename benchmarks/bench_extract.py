@@ -1,6 +1,7 @@
 """Speed of doikit.find_all against a bare re.finditer scan, in the same run.
 
     python benchmarks/bench_extract.py [--mb 50] [--rounds 3] [--stream-gb 0] [--hostile]
+        [--corpus]
 
 Text: English-like prose with about one DOI per 300 bytes (sentences around DOIs of every
 shape in make_extract_corpus.NAMES, written bare, as doi: and as URLs), from a fixed seed,
@@ -14,6 +15,12 @@ over each 64 Ki-character chunk), timing each 16 MB segment with both: it report
 throughput, the median segment ratio and peak memory (max RSS). Target (issue 3): >= 0.3x
 of the baseline, kept in stream mode on 1 GB.
 
+``--corpus`` (issue 30): third-party text instead of ours, the snippets of the wild corpus
+(tests/corpus/wild.jsonl: 2,603 snippets from 574 sources, each naming its source and
+licence; 1.4 MB), one after the other with a blank line between, in a new order from
+the seed each time round until the text has ``--mb`` MB, cut into blocks of about 1 MB at
+snippet ends.
+
 ``--python-loop`` also times, block by block in the same rounds, the pure-Python loop over
 the pattern's matches (``_extract._scan_python``), which the C accelerator's loop
 (``_speedups.Scan``) replaces: the ratio of each to the baseline.
@@ -26,6 +33,7 @@ the time should double when the size doubles (linear), not quadruple.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import resource
@@ -103,6 +111,32 @@ def make_blocks(megabytes: float, seed: int = 300, block: float = 1e6) -> list[s
     return blocks
 
 
+WILD = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "wild.jsonl"
+
+
+def corpus_blocks(megabytes: float, seed: int = 300, block: float = 1e6) -> list[str]:
+    """The wild corpus's snippets, reshuffled each time round, in blocks of about *block*
+    bytes, *megabytes* in all."""
+    snippets = [json.loads(line)["text"] for line in WILD.read_text(encoding="utf-8").splitlines()]
+    rng = random.Random(seed)
+    blocks: list[str] = []
+    parts: list[str] = []
+    size = 0
+    while size < megabytes * 1e6:
+        rng.shuffle(snippets)
+        for snippet in snippets:
+            parts.append(snippet + "\n\n")
+            size += len(snippet.encode()) + 2
+            if size >= (len(blocks) + 1) * block:
+                blocks.append("".join(parts))
+                parts = []
+            if size >= megabytes * 1e6:
+                break
+    if parts:
+        blocks.append("".join(parts))
+    return blocks
+
+
 HOSTILE = {
     "DOIs joined by ';' on one line": "10.1000/a;",
     "DOIs joined by ',' on one line": "10.1000/a,",
@@ -155,11 +189,14 @@ def main() -> None:
     parser.add_argument("--stream-gb", type=float, default=0)
     parser.add_argument("--hostile", action="store_true", help="time texts built to be slow")
     parser.add_argument("--python-loop", action="store_true", help="also time the pure-Python loop")
+    parser.add_argument(
+        "--corpus", action="store_true", help="third-party text: the wild corpus's snippets"
+    )
     args = parser.parse_args()
     if args.hostile:
         hostile()
         return
-    blocks = make_blocks(args.mb)
+    blocks = corpus_blocks(args.mb) if args.corpus else make_blocks(args.mb)
     size = sum(map(len, blocks))
     sum(1 for _ in doikit.find_all(blocks[0][:1000]))  # compile the pattern first
     found = baseline = 0
@@ -189,7 +226,8 @@ def main() -> None:
         )
     quartiles = statistics.quantiles(ratios, n=4)
     print(
-        f"build: {BUILD}; {size / 1e6:.0f} MB in {len(blocks)} blocks, {found:,} DOIs found "
+        f"build: {BUILD}; {'wild corpus, ' if args.corpus else ''}{size / 1e6:.0f} MB in "
+        f"{len(blocks)} blocks, {found:,} DOIs found "
         f"({baseline:,} finditer matches); find_all = x{statistics.median(ratios):.3f} of finditer "
         f"(median of {len(ratios)} block ratios; quartiles {quartiles[0]:.3f}-{quartiles[2]:.3f})"
     )
