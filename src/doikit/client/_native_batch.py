@@ -2,7 +2,7 @@
 :meth:`doikit.client.AsyncClient.resolve_many`) reads the names lazily and starts each with
 :meth:`AsyncNativeResolver.start`, whose express way answers from the loop's callbacks; only
 what needs more (a prefix lookup, a retry over TCP) runs as a task. The items are those of
-:class:`doikit.client._client._Batch`: the same ``Resolved``, the client's cache read and
+:class:`doikit.client._batch.Batch`: the same ``Resolved``, the client's cache read and
 filled, in input order on request, at most *concurrency* names in progress and a bounded
 window ahead of the oldest unyielded one.
 """
@@ -13,8 +13,10 @@ import functools
 from typing import TYPE_CHECKING
 
 from doikit._errors import DOIError
+from doikit.client._base import as_doi
+from doikit.client._batch import Batch
 from doikit.client._cache import cache_key
-from doikit.client._client import Resolved, _Batch, _doi
+from doikit.client._client import Resolved
 from doikit.client._native import Owner
 
 if TYPE_CHECKING:
@@ -25,8 +27,8 @@ if TYPE_CHECKING:
     from doikit.handle._values import HandleRecord
 
 
-class NativeBatch(_Batch):
-    """:class:`_Batch` whose names are started with :meth:`AsyncNativeResolver.start`
+class NativeBatch(Batch):
+    """:class:`Batch` whose names are started with :meth:`AsyncNativeResolver.start`
     instead of a task each."""
 
     def __init__(
@@ -43,7 +45,7 @@ class NativeBatch(_Batch):
     def add(self, index: int, text: str | DOI) -> list[Resolved]:
         """Start resolving *text*, or return its item at once (invalid, or in the cache)."""
         try:
-            name = _doi(text)
+            name = as_doi(text)
         except DOIError as exc:
             return self._out(Resolved(index, str(text), None, exc))
         key = cache_key(name, self.types, self.indexes)
