@@ -8,17 +8,15 @@ per resolution.
 The async driver shares one UDP socket among every request in flight (answers are matched by
 request id and source address) and keeps at most ``per_server`` UDP requests in flight to
 one server (:data:`PER_SERVER`); identical questions in flight at once (a batch's prefix
-lookups) are asked once.
+lookups) are asked once. UDP, for both drivers, is :mod:`doikit.client._native_udp`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import dataclasses
 import functools
-import secrets
 import socket
 import time
 from typing import TYPE_CHECKING, Final, cast
@@ -28,18 +26,20 @@ import httpx
 
 from doikit._errors import TransportError
 from doikit.client._native_fast import RequestTemplates, read_answer
+from doikit.client._native_udp import (
+    Ask,
+    UdpLane,
+    decoded,
+    exchange_udp,
+    new_id,
+    open_lane,
+    silent,
+)
 from doikit.handle import NATIVE_MEDIA_TYPE
 from doikit.handle._native_site import PROTOCOL_HTTP, PROTOCOL_TCP, PROTOCOL_UDP
 from doikit.handle._resolver import NEGATIVE_TTL, UDP_WAITS, Exchange, Express, Failure, Resolver
 from doikit.handle._values import HandleRecord
-from doikit.handle._wire import (
-    UDP_PAYLOAD,
-    TcpFramer,
-    UdpReassembler,
-    decode,
-    encode,
-    encode_datagrams,
-)
+from doikit.handle._wire import TcpFramer, encode, encode_datagrams
 from doikit.handle._wire_codes import OpFlag
 from doikit.handle._wire_primitives import HandleWireError
 
@@ -58,13 +58,10 @@ if TYPE_CHECKING:
 #: default receive buffer of a UDP socket (208 KiB, about 1 KiB a datagram); 512 did not,
 #: and what a server's socket drops is sent again only after CNRI's 0.5 s.
 PER_SERVER: Final = 128
-_MAX_DATAGRAM: Final = 65535
-_RECEIVE_BUFFER: Final = 4 << 20
-_DRAIN: Final = 1024  # datagrams read in one wake-up of the loop, at most
 
 
 class _Driver:
-    """What both drivers share: the core, the deadline, request ids, the HTTP request."""
+    """What both drivers share: the core, the deadline, the HTTP request."""
 
     def __init__(
         self,
@@ -78,12 +75,6 @@ class _Driver:
         self.core = Resolver(root, certify=certify, negative_ttl=negative_ttl)
         self.timeout = timeout
         self.user_agent = user_agent
-
-    @staticmethod
-    def new_id() -> int:
-        """A request id: random, positive, 31 bits, as CNRI's ``abs(random int)`` — one a
-        host off the path cannot guess to answer in the server's place."""
-        return secrets.randbits(31) or 1
 
     def late(self, label: str, exchange: Exchange | None) -> TransportError:
         """The error for a resolution that ran past its deadline."""
@@ -118,17 +109,6 @@ def _first(data: bytes, request_id: int) -> Message | Failure:
     except HandleWireError as exc:
         return Failure(f"an answer that does not decode: {exc}")
     return Failure("no whole answer")
-
-
-def _decoded(unit: bytes) -> Message | Failure:
-    try:
-        return decode(unit)
-    except HandleWireError as exc:
-        return Failure(f"an answer that does not decode: {exc}")
-
-
-def _silent(tries: int, waited: float) -> Failure:
-    return Failure(f"no answer to {tries} tries in {waited:.1f} s")
 
 
 def _settle(future: asyncio.Future[bytes | None], unit: bytes | None) -> None:
@@ -208,48 +188,15 @@ class NativeResolver(_Driver):
             return stop.value  # type: ignore[no-any-return]
 
     def _exchange(self, exchange: Exchange, deadline: float) -> Reply:
-        request = dataclasses.replace(exchange.request, request_id=self.new_id())
+        request = dataclasses.replace(exchange.request, request_id=new_id())
         protocol = exchange.target.protocol
         if protocol == PROTOCOL_UDP:
-            return self._udp(exchange, request, deadline)
+            return exchange_udp(exchange, request, deadline)
         if protocol == PROTOCOL_TCP:
             return self._tcp(exchange, request, deadline)
         if protocol == PROTOCOL_HTTP:
             return self._post(exchange, request, deadline)
         return Failure(f"protocol {protocol} is not spoken here")
-
-    def _udp(self, exchange: Exchange, request: Message, deadline: float) -> Reply:
-        target = exchange.target
-        family = socket.AF_INET6 if ":" in target.host else socket.AF_INET
-        started = time.monotonic()
-        try:
-            packets = encode_datagrams(request)
-            with socket.socket(family, socket.SOCK_DGRAM) as sock:
-                sock.connect((target.host, target.port))  # so a refusal is seen (ICMP)
-                reassembler = UdpReassembler()
-                for wait in exchange.waits:
-                    for packet in packets:
-                        sock.send(packet)
-                    end = min(time.monotonic() + wait, deadline)
-                    while (left := end - time.monotonic()) > 0:
-                        sock.settimeout(left)
-                        try:
-                            data = sock.recv(_MAX_DATAGRAM)
-                        except TimeoutError:
-                            break
-                        try:
-                            unit = reassembler.feed(data, None, time.monotonic())
-                        except HandleWireError:
-                            continue
-                        if unit is not None and unit[8:12] == request.request_id.to_bytes(4, "big"):
-                            return _decoded(unit)
-                    if time.monotonic() >= deadline:
-                        break
-        except ConnectionRefusedError:
-            return Failure("refused (nothing listens on the port)")
-        except OSError as exc:
-            return Failure(f"{type(exc).__name__}: {exc}")
-        return _silent(len(exchange.waits), time.monotonic() - started)
 
     def _tcp(self, exchange: Exchange, request: Message, deadline: float) -> Reply:
         target = exchange.target
@@ -288,243 +235,6 @@ class NativeResolver(_Driver):
         return _first(response.content, request.request_id)
 
 
-class _Ask:
-    """One UDP question: its datagrams (request id at bytes 8-11), CNRI's waits, the
-    deadline, and *done*, called once with the answer (envelope + message) or ``None``."""
-
-    __slots__ = ("address", "deadline", "done", "due", "packets", "request_id", "tries", "waits")
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        packets: list[bytes],
-        request_id: int,
-        waits: tuple[float, ...],
-        *,
-        deadline: float,
-        done: Callable[[bytes | None], object],
-    ) -> None:
-        self.address = address
-        self.packets = packets
-        self.request_id = request_id
-        self.waits = waits
-        self.deadline = deadline
-        self.done = done
-        self.tries = 0
-        self.due = 0.0  # when the current try ends; -1 once done
-
-
-class _UdpLane:
-    """One UDP socket for every question in flight, at most *per_server* of them to one
-    server (the others wait their turn in order): answers go to the question whose id and
-    server they match (multi-packet answers reassembled first), every datagram waiting on
-    the socket read in one wake-up of the loop, and one timer for all the retries."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, per_server: int) -> None:
-        self.loop = loop
-        self.per_server = per_server
-        self.send: Callable[[bytes, tuple[str, int]], object] = _unsent
-        self.closing: Callable[[], object] = _unsent
-        self.closed = False
-        self.waiting: dict[int, _Ask] = {}
-        self.busy: dict[tuple[str, int], int] = {}
-        self.queued: dict[tuple[str, int], collections.deque[_Ask]] = {}
-        self.timer: asyncio.TimerHandle | None = None
-        self.timer_at = 0.0
-        self.reassembler = UdpReassembler(max_pending=4096, max_pending_bytes=64 << 20)
-
-    def ask(self, ask: _Ask) -> None:
-        """Send *ask* now, or when its server has a free slot."""
-        address = ask.address
-        busy = self.busy.get(address, 0)
-        if busy >= self.per_server and not self.closed:
-            queue = self.queued.get(address)
-            if queue is None:
-                queue = self.queued[address] = collections.deque()
-            queue.append(ask)
-            return
-        self.busy[address] = busy + 1
-        if not self._start(ask):
-            self._finish(ask, None)
-
-    def withdraw(self, ask: _Ask) -> None:
-        """Forget *ask* (its asker was cancelled): its slot goes to the next."""
-        if ask.due < 0:
-            return
-        queue = self.queued.get(ask.address)
-        if queue is not None and ask in queue:
-            queue.remove(ask)
-            if not queue:
-                del self.queued[ask.address]
-            ask.due = -1
-            return
-        self._release(ask)
-
-    def _start(self, ask: _Ask) -> bool:
-        """Send *ask*'s first try; ``False`` (nothing sent) past its deadline or closed."""
-        now = time.monotonic()
-        left = min(ask.waits[0], ask.deadline - now)
-        if left <= 0 or self.closed:
-            return False
-        if ask.request_id in self.waiting:
-            request_id = _Driver.new_id()
-            while request_id in self.waiting:
-                request_id = _Driver.new_id()
-            rid = request_id.to_bytes(4, "big")
-            ask.packets = [packet[:8] + rid + packet[12:] for packet in ask.packets]
-            ask.request_id = request_id
-        self.waiting[ask.request_id] = ask
-        self._send(ask, now + left)
-        return True
-
-    def _send(self, ask: _Ask, due: float) -> None:
-        for packet in ask.packets:
-            self.send(packet, ask.address)
-        ask.due = due
-        if self.timer is None or due < self.timer_at:
-            if self.timer is not None:
-                self.timer.cancel()
-            self.timer = self.loop.call_at(due, self._expire)
-            self.timer_at = due
-
-    def _expire(self) -> None:
-        # One timer for every question in flight: at the earliest end of a try, the
-        # questions in flight (at most per_server a server) are looked over; nothing is
-        # kept per try sent, so an answered question leaves nothing behind.
-        self.timer = None
-        now = time.monotonic()
-        for ask in [ask for ask in self.waiting.values() if ask.due <= now]:
-            ask.tries += 1
-            left = (
-                min(ask.waits[ask.tries], ask.deadline - now) if ask.tries < len(ask.waits) else 0
-            )
-            if left > 0 and not self.closed:
-                self._send(ask, now + left)
-            else:
-                self._finish(ask, None)
-        if self.waiting and self.timer is None and not self.closed:
-            self.timer_at = min(ask.due for ask in self.waiting.values())
-            self.timer = self.loop.call_at(self.timer_at, self._expire)
-
-    def _release(self, ask: _Ask) -> None:
-        """End *ask*; its slot goes to the next question waiting for that server."""
-        if self.waiting.get(ask.request_id) is ask:
-            del self.waiting[ask.request_id]
-        ask.due = -1
-        address = ask.address
-        queue = self.queued.get(address)
-        late = []
-        while queue:
-            follower = queue.popleft()
-            if not queue:
-                del self.queued[address]
-            if self._start(follower):
-                break
-            follower.due = -1
-            late.append(follower)
-        else:
-            left = self.busy[address] - 1
-            if left:
-                self.busy[address] = left
-            else:
-                del self.busy[address]
-        for follower in late:
-            follower.done(None)
-
-    def _finish(self, ask: _Ask, unit: bytes | None) -> None:
-        self._release(ask)
-        ask.done(unit)
-
-    def readable(self, sock: socket.socket) -> None:
-        """Read every datagram waiting on *sock* (at most :data:`_DRAIN`)."""
-        receive = sock.recvfrom
-        for _ in range(_DRAIN):
-            try:
-                data, addr = receive(_MAX_DATAGRAM)
-            except BlockingIOError:
-                return
-            except OSError:  # an ICMP error says nothing of which question
-                continue
-            self.received(data, addr)
-
-    def received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
-        """Give *data*, a datagram from *addr*, to the question it answers."""
-        if len(data) < 20:
-            return
-        ask = self.waiting.get(int.from_bytes(data[8:12], "big"))
-        if ask is None or (addr[0], addr[1]) != ask.address:
-            return
-        if (
-            data[12:16] == b"\0\0\0\0"
-            and int.from_bytes(data[16:20], "big") == len(data) - 20 <= UDP_PAYLOAD
-            and not data[2] & ~_ENVELOPE_FLAGS
-        ):
-            unit: bytes | None = data  # one packet: what the reassembler would give back
-        else:
-            try:
-                unit = self.reassembler.feed(data, addr[:2], time.monotonic())
-            except HandleWireError:
-                return
-        if unit is not None:
-            self._finish(ask, unit)
-
-    def close(self) -> None:
-        """Close the socket; every question still waiting ends with ``None``."""
-        self.closed = True
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        self.closing()
-        waiting = list(self.waiting.values())
-        queued = [ask for queue in self.queued.values() for ask in queue]
-        self.queued.clear()
-        for ask in waiting:
-            if ask.due >= 0:
-                self._finish(ask, None)
-        for ask in queued:
-            ask.due = -1
-            ask.done(None)
-
-
-_ENVELOPE_FLAGS: Final = 0xE3  # the flag bits and the suggested major version (§3)
-
-
-def _unsent(*_: object) -> None:
-    """What a lane does before its socket is open."""
-
-
-def _sender(sock: socket.socket) -> Callable[[bytes, tuple[str, int]], None]:
-    send = sock.sendto
-
-    def sendto(packet: bytes, address: tuple[str, int]) -> None:
-        try:  # noqa: SIM105 - once per datagram: cheaper than contextlib.suppress
-            send(packet, address)
-        except OSError:  # a full buffer or an ICMP error: as a datagram lost, tried again
-            pass
-
-    return sendto
-
-
-def _closer(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
-    with contextlib.suppress(Exception):
-        loop.remove_reader(sock)
-    sock.close()
-
-
-class _Endpoint(asyncio.DatagramProtocol):
-    """A lane's socket through asyncio's datagram transport, where the loop has no
-    ``add_reader`` (Windows' proactor): one datagram per wake-up."""
-
-    def __init__(self, lane: _UdpLane) -> None:
-        self.lane = lane
-
-    def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
-        self.lane.received(data, addr)
-
-    def error_received(self, exc: Exception) -> None:
-        """An ICMP error on the shared socket says nothing of which request: ignored."""
-
-
 class AsyncNativeResolver(_Driver):
     """The asyncio driver: the parameters of :class:`NativeResolver`, and *per_server*, the
     most UDP requests in flight to one server (:data:`PER_SERVER`).
@@ -555,10 +265,10 @@ class AsyncNativeResolver(_Driver):
             msg = "per_server must be at least 1"
             raise ValueError(msg)
         self.per_server = per_server
-        self._lanes: dict[int, _UdpLane] = {}
+        self._lanes: dict[int, UdpLane] = {}
         self._inflight: dict[tuple[object, ...], asyncio.Future[Reply]] = {}
         self._asked: dict[
-            tuple[object, ...], tuple[_Ask, list[Callable[[bytes | None], object]]]
+            tuple[object, ...], tuple[Ask, list[Callable[[bytes | None], object]]]
         ] = {}
         self._templates = RequestTemplates()
         self._http: httpx.AsyncClient | None = None
@@ -693,12 +403,12 @@ class AsyncNativeResolver(_Driver):
         lane = self._lanes.get(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
         if lane is None or lane.closed:
             return None
-        request_id = self.new_id()
+        request_id = new_id()
         packet = self._templates.request(handle, types, indexes, express, request_id)
         if packet is None:
             return None
         done = functools.partial(self._answered, key)
-        ask = _Ask(
+        ask = Ask(
             (target.host, target.port), [packet], request_id, UDP_WAITS, deadline=deadline,
             done=done,
         )  # fmt: skip
@@ -731,11 +441,11 @@ class AsyncNativeResolver(_Driver):
         if unit is None:
             if any(lane.closed for lane in self._lanes.values()) or not self._lanes:
                 return Failure("the client was closed")
-            return _silent(len(UDP_WAITS), time.monotonic() - (deadline - self.timeout))
+            return silent(len(UDP_WAITS), time.monotonic() - (deadline - self.timeout))
         record = read_answer(unit)
         if record is not None and self.core.express_answer(express, record):
             return record
-        return _decoded(unit)
+        return decoded(unit)
 
     async def root(self) -> None:
         """Reach the root (a private root is asked for its site information).
@@ -801,42 +511,21 @@ class AsyncNativeResolver(_Driver):
         protocol = exchange.target.protocol
         if protocol == PROTOCOL_UDP:
             return await self._udp(exchange, deadline)
-        request = dataclasses.replace(exchange.request, request_id=self.new_id())
+        request = dataclasses.replace(exchange.request, request_id=new_id())
         if protocol == PROTOCOL_TCP:
             return await self._tcp(exchange, request, deadline)
         if protocol == PROTOCOL_HTTP:
             return await self._post(exchange, request, deadline)
         return Failure(f"protocol {protocol} is not spoken here")
 
-    async def _lane(self, family: int) -> _UdpLane:
+    async def _lane(self, family: int) -> UdpLane:
         lane = self._lanes.get(family)
         if lane is not None:
             return lane
         async with self._opening:
             lane = self._lanes.get(family)
-            if lane is not None:
-                return lane
-            loop = asyncio.get_running_loop()
-            lane = _UdpLane(loop, self.per_server)
-            sock = socket.socket(family, socket.SOCK_DGRAM)
-            try:
-                sock.settimeout(0.0)  # non-blocking
-                with contextlib.suppress(OSError):
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _RECEIVE_BUFFER)
-                sock.bind(("::", 0) if family == socket.AF_INET6 else ("0.0.0.0", 0))  # noqa: S104
-                loop.add_reader(sock, lane.readable, sock)
-            except NotImplementedError:  # no add_reader: asyncio's datagram transport
-                transport, _ = await loop.create_datagram_endpoint(
-                    lambda: _Endpoint(lane), sock=sock
-                )
-                lane.send, lane.closing = transport.sendto, transport.close
-            except BaseException:
-                sock.close()
-                raise
-            else:
-                lane.send = _sender(sock)
-                lane.closing = functools.partial(_closer, loop, sock)
-            self._lanes[family] = lane
+            if lane is None:
+                lane = self._lanes[family] = await open_lane(family, self.per_server)
             return lane
 
     async def _udp(self, exchange: Exchange, deadline: float) -> Reply:
@@ -846,24 +535,24 @@ class AsyncNativeResolver(_Driver):
             lane = await self._lane(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
         except OSError as exc:
             return Failure(f"{type(exc).__name__}: {exc}")
-        request_id = self.new_id()
+        request_id = new_id()
         # Encoded once, the id written into each envelope (bytes 8-11): no copy of the
         # request per id.
         rid = request_id.to_bytes(4, "big")
         packets = [p[:8] + rid + p[12:] for p in encode_datagrams(exchange.request)]
         future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
         address, done = (target.host, target.port), functools.partial(_settle, future)
-        ask = _Ask(address, packets, request_id, exchange.waits, deadline=deadline, done=done)
+        ask = Ask(address, packets, request_id, exchange.waits, deadline=deadline, done=done)
         lane.ask(ask)
         try:
             unit = await future
         finally:
             lane.withdraw(ask)
         if unit is not None:
-            return _decoded(unit)
+            return decoded(unit)
         if lane.closed:
             return Failure("the client was closed")
-        return _silent(len(exchange.waits), time.monotonic() - started)
+        return silent(len(exchange.waits), time.monotonic() - started)
 
     async def _tcp(self, exchange: Exchange, request: Message, deadline: float) -> Reply:
         target = exchange.target
