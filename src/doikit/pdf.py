@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import ctypes
 import json
 import math
 import os
@@ -49,13 +48,13 @@ import signal
 import subprocess
 import sys
 import time
-import zlib
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final, Literal, NamedTuple, Self
 
 from doikit._errors import needs_extra
 from doikit._extract import Found
 from doikit._extract import find_all as _find_all
+from doikit._pdf_layers import read_page, xmp_packets
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -81,14 +80,12 @@ MEMORY: Final = 1 << 30
 #: The seconds a PDF may take to read and scan (a 1,000-page book takes PDFium about 3 s).
 TIMEOUT: Final = 60.0
 
-# PDFium marks where it joined a line that ended in a hyphen (U+FFFE from get_text_range,
-# U+0002 from get_text_bounded): the hyphen and the line break, as they were on the page.
-_JOINED_HYPHEN: Final = re.compile("[\ufffe\x02]")
 _INFO_KEYS: Final = ("Title", "Subject", "Keywords", "Author", "Creator", "doi", "DOI")
 _PIECE: Final = 1 << 16  # characters of page text per record from the reader
 # After this many pages in a row that PDFium cannot load, the page tree is taken to be
 # broken (a loop, or a /Count far above its pages) and the rest is not tried.
 _BROKEN_PAGES: Final = 16
+_xmp_packets = xmp_packets  # the name tests/test_pdf.py reads it by
 
 
 class PDFFound(NamedTuple):
@@ -520,6 +517,7 @@ def _data(source: str | os.PathLike[str] | bytes | IO[bytes]) -> bytes:
 
 
 # --- the reader's side: PDFium, in the child process (or in this one) ---------------------
+# (a page's text and links, and the XMP packets, are read in doikit._pdf_layers)
 
 
 def _child() -> None:
@@ -578,7 +576,7 @@ def _records(data: bytes) -> Iterator[_Record]:
         for index in range(len(document)):
             yield "page", index + 1, ""
             try:
-                text, uris = _page(pdfium, document, index)
+                text, uris = read_page(pdfium, document, index)
             except pdfium.PdfiumError as exc:
                 yield "fail", index + 1, str(exc).rstrip(".")
                 broken += 1
@@ -594,7 +592,7 @@ def _records(data: bytes) -> Iterator[_Record]:
             value = document.get_metadata_value(key)
             if value:
                 yield "meta", 0, value
-    for packet in _xmp_packets(data):
+    for packet in xmp_packets(data):
         yield "meta", 0, packet
 
 
@@ -608,152 +606,3 @@ def _opened(pdfium: Any, data: bytes) -> Iterator[Any]:  # noqa: ANN401
         yield document
     finally:
         document.close()
-
-
-def _page(pdfium: Any, document: Any, index: int) -> tuple[str, list[str]]:  # noqa: ANN401
-    """The text of a page and the URIs of its links."""
-    page = document[index]
-    try:
-        textpage = page.get_textpage()
-        try:
-            text: str = textpage.get_text_range()
-            text = _near_dois(pdfium.raw, textpage, text)
-        finally:
-            textpage.close()
-        uris = _link_uris(pdfium.raw, document, page)
-    finally:
-        page.close()
-    return _JOINED_HYPHEN.sub("-\n", text.replace("\r\n", "\n")), uris
-
-
-# TeX's math symbol fonts (cmsy, OMS encoding) draw symbols at the places of ASCII letters;
-# without a ToUnicode map PDFium gives the letters. The ones a name may run into: the
-# angle brackets of a metavariable (⟨year⟩), braces and bars.
-_OMS: Final = {"f": "{", "g": "}", "h": "\u27e8", "i": "\u27e9", "j": "|", "n": "\\"}
-_NEAR_A_DOI: Final = 256  # characters after a '10.' that a DOI may run into
-
-
-def _near_dois(raw: Any, textpage: Any, text: str) -> str:  # noqa: ANN401
-    """*text* (PDFium's, lines ended by CRLF), read with the PDF's fonts where a DOI may run.
-
-    Up to _NEAR_A_DOI characters after each '10.' (so that a page without DOIs costs
-    nothing more):
-
-    - a letter that a CMSY font draws as a symbol is the symbol;
-    - a line break where the font or its size changes is a blank line: what follows is
-      another kind of text (a heading, a listing, the next note's number), which the
-      DOI does not run into, whatever its first word.
-    """
-    chars = list(text)
-    checked = 0
-    start = text.find("10.")
-    page = textpage.raw
-    name = ctypes.create_string_buffer(64)
-
-    def font(at: int) -> tuple[bytes, float] | None:
-        index = raw.FPDFText_GetCharIndexFromTextIndex(page, at)
-        if index < 0:
-            return None
-        raw.FPDFText_GetFontInfo(page, index, name, len(name), None)
-        # a subset's tag ('ABCDEF+') may differ between subsets of one font
-        return name.value.rpartition(b"+")[2], round(raw.FPDFText_GetFontSize(page, index), 1)
-
-    while start >= 0:
-        for at in range(max(start, checked), min(len(text), start + _NEAR_A_DOI)):
-            char = text[at]
-            if char == "\r" and text.startswith("\r\n", at) and 0 < at < len(text) - 2:
-                before, after = font(at - 1), font(at + 2)
-                if before is not None and after is not None and before != after:
-                    chars[at] = "\n"  # CRLF becomes two line ends: a blank line
-            elif char in _OMS:
-                index = raw.FPDFText_GetCharIndexFromTextIndex(page, at)
-                if index >= 0 and raw.FPDFText_HasUnicodeMapError(page, index):
-                    raw.FPDFText_GetFontInfo(page, index, name, len(name), None)
-                    if b"CMSY" in name.value.upper():
-                        chars[at] = _OMS[char]
-        checked = max(checked, start + _NEAR_A_DOI)
-        start = text.find("10.", start + 3)
-    return "".join(chars)
-
-
-def _link_uris(raw: Any, document: Any, page: Any) -> list[str]:  # noqa: ANN401
-    """The URIs of the page's link annotations."""
-    uris: list[str] = []
-    position = ctypes.c_int(0)
-    link = raw.FPDF_LINK()
-    while raw.FPDFLink_Enumerate(page.raw, ctypes.byref(position), ctypes.byref(link)):
-        action = raw.FPDFLink_GetAction(link)
-        if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_URI:
-            continue
-        size = raw.FPDFAction_GetURIPath(document.raw, action, None, 0)
-        if size <= 1:
-            continue
-        buffer = ctypes.create_string_buffer(size)
-        raw.FPDFAction_GetURIPath(document.raw, action, buffer, size)
-        # A URI action holds 7-bit ASCII (PDF 32000-1, 12.6.4.7); anything else is kept
-        # readable rather than refused.
-        uris.append(buffer.value.decode("ascii", "replace"))
-    return uris
-
-
-# XMP (ISO 16684-1, 7.3): a packet is an x:xmpmeta element (x:xapmeta in the first
-# writers); in a PDF it is the stream of a /Type /Metadata dictionary, often written
-# uncompressed so that it can be found in the bytes, or compressed (FlateDecode).
-_XMP_START: Final = re.compile(rb"<x:x(?:mp|ap)meta\b")
-_XMP_ENDS: Final = (b"</x:xmpmeta>", b"</x:xapmeta>")
-_XMP_MAX: Final = 1 << 24  # bytes of XMP read in all (16 MiB; real packets hold kilobytes)
-_METADATA: Final = re.compile(rb"/Type\s*/Metadata\b")
-_DICTIONARY_REACH: Final = 4096  # bytes around '/Type /Metadata' read for its dictionary
-
-
-def _xmp_packets(data: bytes) -> list[str]:
-    """The XMP packets of the file, as written or inflated from compressed streams: in time
-    linear in the file's size, and at most _XMP_MAX bytes of them."""
-    packets: list[str] = []
-    budget = _XMP_MAX
-    for text in (data, *_inflated_metadata(data)):
-        for packet in _packets_in(text):
-            if len(packet) > budget:
-                return packets
-            budget -= len(packet)
-            packets.append(packet.decode("utf-8", "replace"))
-    return packets
-
-
-def _packets_in(data: bytes) -> Iterator[bytes]:
-    """The x:xmpmeta elements of *data*, each read once (a start with no end ends the
-    search: no later start has one either)."""
-    position = 0
-    while (start := _XMP_START.search(data, position)) is not None:
-        ends = [e for e in (data.find(tag, start.end()) for tag in _XMP_ENDS) if e >= 0]
-        if not ends:
-            return
-        end = min(ends)
-        yield data[start.start() : data.index(b">", end) + 1]
-        position = end
-
-
-def _inflated_metadata(data: bytes) -> Iterator[bytes]:
-    """The inflated data of the compressed metadata streams, at most _XMP_MAX bytes in
-    all; each stream's dictionary is read near its '/Type /Metadata', in any key order."""
-    budget = _XMP_MAX
-    position = 0
-    while budget > 0 and (found := _METADATA.search(data, position)) is not None:
-        opened = data.rfind(b"<<", max(0, found.start() - _DICTIONARY_REACH), found.start())
-        stream = data.find(b"stream", found.end(), found.end() + _DICTIONARY_REACH)
-        position = found.end()
-        if opened < 0 or stream < 0 or b"/FlateDecode" not in data[opened:stream]:
-            continue
-        begin = stream + len(b"stream")
-        begin += 2 if data.startswith(b"\r\n", begin) else 1
-        end = data.find(b"endstream", begin)
-        if end < 0:
-            return
-        position = end
-        inflater = zlib.decompressobj()
-        try:
-            inflated = inflater.decompress(data[begin:end], budget)
-        except zlib.error:
-            continue
-        budget -= len(inflated)
-        yield inflated
