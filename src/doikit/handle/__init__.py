@@ -77,10 +77,9 @@ from doikit.handle._resolver import (
     Resolver,
     Target,
     prefix_handle,
-    private_root,
-    root_sites,
-    signature_problem,
 )
+from doikit.handle._roots import private_root, root_sites
+from doikit.handle._signatures import signature_error, signature_problem
 from doikit.handle._values import (
     DEFAULT_PERMISSIONS,
     DEFAULT_TTL,
@@ -403,6 +402,7 @@ __all__ = [
     "secret_answer_to_bytes",
     "server_index",
     "service_handle",
+    "signature_error",
     "signature_problem",
     "signed_content",
     "site_from_bytes",

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import json
 import math
 import time
 from dataclasses import dataclass
@@ -36,22 +35,19 @@ from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
 from doikit._errors import DOINotFound, HandleServerError, TransportError
 from doikit.handle._native_site import (
-    INTERFACE_QUERY,
     PROTOCOL_HTTP,
     PROTOCOL_TCP,
     PROTOCOL_UDP,
-    DSAPublicKey,
-    Interface,
-    RSAPublicKey,
     ServerInfo,
     SiteInfo,
-    public_key_from_bytes,
     site_from_bytes,
 )
 from doikit.handle._native_values import data_to_wire, service_handle
 from doikit.handle._protocol import RC_HANDLE_NOT_FOUND, RC_VALUES_NOT_FOUND
-from doikit.handle._values import HandleFormatError, HandleRecord, HandleValue, value_from_json
-from doikit.handle._wire import signed_content
+from doikit.handle._resolver_cache import Cache
+from doikit.handle._roots import SITE_TYPES, ordered, private_root, root_sites
+from doikit.handle._signatures import signature_problem
+from doikit.handle._values import HandleFormatError, HandleRecord, HandleValue
 from doikit.handle._wire_codes import RC_PREFIX_REFERRAL, RC_SERVICE_REFERRAL, OpFlag
 from doikit.handle._wire_messages import (
     ErrorResponse,
@@ -93,7 +89,6 @@ EXPIRATION: Final = 43200
 MAX_ANSWERS: Final = 20_000
 MAX_SERVICES: Final = 10_000
 _PROTOCOL_NAMES: Final = {PROTOCOL_UDP: "udp", PROTOCOL_TCP: "tcp", PROTOCOL_HTTP: "http"}
-_SITE_TYPES: Final = ("HS_SITE", "HS_SITE.6")
 # What a 303 prefix referral points at (CNRI's DERIVED_PREFIX_SITE_AND_SERVICE_HANDLE_TYPES):
 # the sites of a derived prefix's prefix handle, and service handles holding more of them.
 _PREFIX_SITE_TYPES: Final = ("HS_SITE.PREFIX", "HS_NA_DELEGATE")
@@ -195,103 +190,6 @@ class _NoService(Exception):  # noqa: N818 - internal: a prefix the root does no
         self.where = where
 
 
-class _Cache:
-    """Answers and service sites until their TTLs end, and "not found" for
-    :data:`NEGATIVE_TTL`; at most *size* entries each, the oldest dropped first."""
-
-    def __init__(self, clock: Callable[[], float], answers: int, services: int) -> None:
-        self.clock = clock
-        self.answers: collections.OrderedDict[object, tuple[float, HandleRecord | str]] = (
-            collections.OrderedDict()
-        )
-        self.services: collections.OrderedDict[str, tuple[float, tuple[SiteInfo, ...]]] = (
-            collections.OrderedDict()
-        )
-        self.max_answers = answers
-        self.max_services = services
-
-    def answer(self, key: object) -> HandleRecord | str | None:
-        hit = self.answers.get(key)
-        if hit is None:
-            return None
-        if hit[0] <= self.clock():
-            del self.answers[key]
-            return None
-        return hit[1]
-
-    def keep_answer(self, key: object, ttl: float, answer: HandleRecord | str) -> None:
-        if ttl <= 0 or self.max_answers <= 0:
-            return
-        self.answers[key] = (self.clock() + ttl, answer)
-        self.answers.move_to_end(key)
-        while len(self.answers) > self.max_answers:
-            self.answers.popitem(last=False)
-
-    def sites(self, handle: str) -> tuple[SiteInfo, ...] | None:
-        hit = self.services.get(handle)
-        if hit is None:
-            return None
-        if hit[0] <= self.clock():
-            del self.services[handle]
-            return None
-        return hit[1]
-
-    def keep_sites(self, handle: str, ttl: float, sites: tuple[SiteInfo, ...]) -> None:
-        if ttl <= 0 or self.max_services <= 0:
-            return
-        self.services[handle] = (self.clock() + ttl, sites)
-        self.services.move_to_end(handle)
-        while len(self.services) > self.max_services:
-            self.services.popitem(last=False)
-
-
-def root_sites() -> tuple[SiteInfo, ...]:
-    """The root sites of the Global Handle Registry, from the shipped root information
-    (:mod:`doikit.handle._root_info`): the sites of ``0.NA/0.NA`` and of its service
-    handles, each once, primary sites first."""
-    from doikit.handle._root_info import ROOT_VALUES  # noqa: PLC0415 - data, read when used
-
-    seen: dict[bytes, SiteInfo] = {}
-    for line in ROOT_VALUES.splitlines():
-        obj = json.loads(line)
-        if obj["type"] in _SITE_TYPES:
-            raw = data_to_wire(value_from_json(obj).data)
-            seen.setdefault(raw, site_from_bytes(raw))
-    return _ordered(seen.values())
-
-
-def _ordered(sites: Iterable[SiteInfo]) -> tuple[SiteInfo, ...]:
-    listed = list(sites)
-    return tuple(s for s in listed if s.primary) + tuple(s for s in listed if not s.primary)
-
-
-def private_root(text: str) -> SiteInfo:
-    """A provisional one-server site for ``HOST:PORT`` (an IPv6 host in brackets): UDP and
-    TCP on that port, no key. The resolver asks it for its site information first.
-
-    >>> private_root("127.0.0.1:2641").servers[0].interfaces[0].port
-    2641
-
-    :raises ValueError: for text that is not HOST:PORT with an IP address.
-    """
-    import ipaddress  # noqa: PLC0415
-
-    host, colon, port = text.rpartition(":")
-    host = host.removeprefix("[").removesuffix("]")
-    if not colon or not port.isdigit() or not 0 < int(port) < 65536:
-        msg = f"root {text!r} is not HOST:PORT (a port from 1 to 65535)"
-        raise ValueError(msg)
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        msg = f"root {text!r}: {host!r} is not an IP address"
-        raise ValueError(msg) from None
-    interfaces = tuple(
-        Interface(INTERFACE_QUERY, p, int(port)) for p in (PROTOCOL_UDP, PROTOCOL_TCP)
-    )
-    return SiteInfo((ServerInfo(1, address, b"", interfaces),), serial_number=-1)
-
-
 class Resolver:
     """The state of a native resolver: the root, the caches, the servers that went silent.
 
@@ -324,7 +222,7 @@ class Resolver:
         self.max_ttl = max_ttl
         self.clock = clock
         self.wall_clock = wall_clock
-        self.cache = _Cache(clock, max_answers, max_services)
+        self.cache = Cache(clock, max_answers, max_services)
         self._root_sites: tuple[SiteInfo, ...] | None = None
         self._provisional = private_root(root) if root is not None else None
         self._down: collections.OrderedDict[tuple[str, int, int], float] = collections.OrderedDict()
@@ -524,7 +422,7 @@ class Resolver:
         prefix referral (``HS_SITE.PREFIX``, ``HS_NA_DELEGATE``, ``HS_SERV.PREFIX``) instead
         of ``HS_SITE``, ``HS_SITE.6`` and ``HS_SERV`` (CNRI's ``populateServiceInfoSites``)."""
         site_types, service_type = (
-            (_PREFIX_SITE_TYPES, "HS_SERV.PREFIX") if prefix else (_SITE_TYPES, "HS_SERV")
+            (_PREFIX_SITE_TYPES, "HS_SERV.PREFIX") if prefix else (SITE_TYPES, "HS_SERV")
         )
         sites: list[SiteInfo] = []
         ttl = float("inf")
@@ -547,7 +445,7 @@ class Resolver:
                     sites += yield from self._sites_of(served, depth + 1)
                 ttl = min(ttl, value.ttl_seconds())
         unique = list(dict.fromkeys(sites))
-        return _ordered(unique), ttl
+        return ordered(unique), ttl
 
     def _prefix_sites_of(
         self, handle: str, depth: int
@@ -762,52 +660,6 @@ def _server_error(handle: str, reply: Message, where: str) -> HandleServerError:
     detail = f": {said}" if said else ""
     msg = f"resolving {handle} failed at {where} with responseCode {reply.response_code}{detail}"
     return HandleServerError(handle, msg, response_code=reply.response_code)
-
-
-_HASHES: Final = {"SHA-256": "SHA256", "SHA256": "SHA256", "SHA-1": "SHA1", "SHA1": "SHA1"}
-
-
-def signature_problem(reply: Message, key_blob: bytes) -> str | None:
-    """What is wrong with the ``HS_SIGNED`` credential of *reply* checked against the key
-    blob *key_blob* (RSA PKCS#1 v1.5 or DSA over :func:`~doikit.handle.signed_content`),
-    or ``None`` when the signature verifies. Needs ``cryptography`` (imported here)."""
-    cred = reply.credential
-    if cred is None or cred.type != "HS_SIGNED":
-        return "the answer is not signed (asked to certify)"
-    if not key_blob:
-        return "its site lists no public key to check the signature with"
-    try:
-        key = public_key_from_bytes(key_blob)
-        content = signed_content(reply, cred.counter)
-    except HandleFormatError as exc:
-        return f"cannot check the signature: {exc}"
-    name = _HASHES.get(cred.digest_alg.upper())
-    if name is None:
-        return f"unknown signature hash {cred.digest_alg!r}"
-    try:
-        from cryptography.exceptions import InvalidSignature  # noqa: PLC0415
-        from cryptography.hazmat.primitives import hashes  # noqa: PLC0415
-        from cryptography.hazmat.primitives.asymmetric import dsa, padding, rsa  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - installed with the client extra
-        return "verifying signatures needs the cryptography package"
-    algorithm = hashes.SHA256() if name == "SHA256" else hashes.SHA1()  # noqa: S303 - as signed
-    try:
-        if isinstance(key, RSAPublicKey):
-            rsa.RSAPublicNumbers(key.e, key.n).public_key().verify(
-                cred.signature, content, padding.PKCS1v15(), algorithm
-            )
-        elif isinstance(key, DSAPublicKey):
-            params = dsa.DSAParameterNumbers(key.p, key.q, key.g)
-            dsa.DSAPublicNumbers(key.y, params).public_key().verify(
-                cred.signature, content, algorithm
-            )
-        else:
-            return "the listed key cannot sign (a DH key)"
-    except InvalidSignature:
-        return "the signature does not verify with the key its site lists"
-    except ValueError as exc:
-        return f"the listed key is unusable: {exc}"
-    return None
 
 
 __all__ = [

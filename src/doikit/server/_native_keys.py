@@ -27,25 +27,22 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import dsa, padding, rsa
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from doikit.handle import (
-    DSAPublicKey,
     HandleWireError,
     RSAPublicKey,
     public_answer_from_bytes,
     public_key_from_bytes,
     public_key_to_bytes,
     secret_answer_from_bytes,
+    signature_error,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from doikit.handle import PublicKey
     from doikit.server._native import NativeConfig
 
 SERVER_KEY_FILE: Final = "doikit-server-key.pem"
@@ -53,13 +50,6 @@ SEAL_KEY_FILE: Final = "doikit-seal.key"
 _SEALED: Final = "$sealed$"
 #: The most PBKDF2 iterations an answer may ask the server to compute (CNRI sends 10,000).
 MAX_ITERATIONS: Final = 100_000
-
-_HASHES: Final[dict[str, Callable[[], hashes.HashAlgorithm]]] = {
-    "SHA-256": hashes.SHA256,
-    "SHA256": hashes.SHA256,
-    "SHA-1": hashes.SHA1,
-    "SHA1": hashes.SHA1,
-}
 
 
 def keys_dir(store_url: str) -> Path:
@@ -175,27 +165,10 @@ def public_answer_ok(answer: bytes, key_blob: bytes, data: bytes) -> bool:
     key HS_PUBKEY *key_blob* holds (RSA PKCS#1 v1.5 or DSA, with SHA-256 or SHA-1)."""
     try:
         parsed = public_answer_from_bytes(answer)
-        key: PublicKey = public_key_from_bytes(key_blob)
+        key = public_key_from_bytes(key_blob)
     except HandleWireError:
         return False
-    algorithm = _HASHES.get(parsed.hash_alg.upper())
-    if algorithm is None:
-        return False
-    try:
-        if isinstance(key, RSAPublicKey):
-            rsa.RSAPublicNumbers(key.e, key.n).public_key().verify(
-                parsed.signature, data, padding.PKCS1v15(), algorithm()
-            )
-        elif isinstance(key, DSAPublicKey):
-            parameters = dsa.DSAParameterNumbers(key.p, key.q, key.g)
-            dsa.DSAPublicNumbers(key.y, parameters).public_key().verify(
-                parsed.signature, data, algorithm()
-            )
-        else:
-            return False
-    except (InvalidSignature, ValueError):
-        return False
-    return True
+    return signature_error(key, parsed.signature, data, parsed.hash_alg) is None
 
 
 def site_value(store: str | None, config: NativeConfig) -> str:
