@@ -25,7 +25,6 @@ from conftest import DOIKIT, free_port, start_server, stop_server
 from doikit import DOIError, DOINotFound, HandleServerError, TransportError
 from doikit.client import AsyncClient, Client, Resolved
 from doikit.client._native import AsyncNativeResolver, NativeResolver
-from doikit.client._native_fast import RequestTemplates, read_answer
 from doikit.handle import (
     PROTOCOL_HTTP,
     PROTOCOL_TCP,
@@ -36,6 +35,7 @@ from doikit.handle import (
     Interface,
     OpFlag,
     ReferralResponse,
+    RequestTemplates,
     ResolutionRequest,
     ResolutionResponse,
     ServerInfo,
@@ -45,6 +45,7 @@ from doikit.handle import (
     decode,
     encode,
     encode_datagrams,
+    read_answer,
     site_to_bytes,
     values_to_json,
 )

@@ -25,7 +25,6 @@ from urllib.parse import quote
 import httpx
 
 from doikit._errors import TransportError
-from doikit.client._native_fast import RequestTemplates, read_answer
 from doikit.client._native_udp import (
     Ask,
     UdpLane,
@@ -35,20 +34,35 @@ from doikit.client._native_udp import (
     open_lane,
     silent,
 )
-from doikit.handle import NATIVE_MEDIA_TYPE
-from doikit.handle._native_site import PROTOCOL_HTTP, PROTOCOL_TCP, PROTOCOL_UDP
-from doikit.handle._resolver import NEGATIVE_TTL, UDP_WAITS, Exchange, Express, Failure, Resolver
-from doikit.handle._values import HandleRecord
-from doikit.handle._wire import TcpFramer, encode, encode_datagrams
-from doikit.handle._wire_codes import OpFlag
-from doikit.handle._wire_primitives import HandleWireError
+from doikit.handle import (
+    NATIVE_MEDIA_TYPE,
+    NEGATIVE_TTL,
+    PROTOCOL_HTTP,
+    PROTOCOL_TCP,
+    PROTOCOL_UDP,
+    UDP_WAITS,
+    Exchange,
+    Express,
+    Failure,
+    HandleRecord,
+    HandleWireError,
+    OpFlag,
+    RequestTemplates,
+    Resolver,
+    TcpFramer,
+    encode,
+    encode_datagrams,
+    read_answer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator
 
-    from doikit.handle._resolver import Reply, Resolution, Target
-    from doikit.handle._wire_messages import (
+    from doikit.handle import (
         Message,
+        Reply,
+        Resolution,
+        Target,
         VerifyChallengeRequest,
         VerifyChallengeResponse,
     )
@@ -241,7 +255,7 @@ class AsyncNativeResolver(_Driver):
 
     A resolution whose service is known (:meth:`Resolver.express`) goes the express way: its
     request made from a template, its plain answer read straight into the record
-    (:mod:`doikit.client._native_fast`); anything else it meets goes to the core's generator.
+    (:mod:`doikit.handle._fast_codec`); anything else it meets goes to the core's generator.
     """
 
     def __init__(

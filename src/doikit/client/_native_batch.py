@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from doikit._doi import DOI
     from doikit.client._client import AsyncClient
-    from doikit.handle._values import HandleRecord
+    from doikit.handle import HandleRecord
 
 
 class NativeBatch(Batch):

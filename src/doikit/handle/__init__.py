@@ -8,6 +8,7 @@ Pure and standard-library only: the server writes these shapes and the clients r
 '{"responseCode":1,"handle":"10.1000/1","values":[{"index":1,"type":"URL","data":{"format":"string","value":"https://www.doi.org/"},"ttl":86400}]}'
 """
 
+from doikit.handle._fast_codec import RequestTemplates, read_answer
 from doikit.handle._locations import (
     Location,
     Locations,
@@ -72,8 +73,13 @@ from doikit.handle._protocol import (
     success_body,
 )
 from doikit.handle._resolver import (
+    NEGATIVE_TTL,
+    UDP_WAITS,
     Exchange,
+    Express,
     Failure,
+    Reply,
+    Resolution,
     Resolver,
     Target,
     prefix_handle,
@@ -245,6 +251,7 @@ __all__ = [
     "EnvelopeFlag",
     "ErrorResponse",
     "Exchange",
+    "Express",
     "Failure",
     "GetSiteInfoRequest",
     "HASH_BY_ALL",
@@ -274,6 +281,7 @@ __all__ = [
     "Message",
     "ModifyValueRequest",
     "NATIVE_MEDIA_TYPE",
+    "NEGATIVE_TTL",
     "OC_ADD_VALUE",
     "OC_CREATE_HANDLE",
     "OC_DELETE_HANDLE",
@@ -332,7 +340,10 @@ __all__ = [
     "Reference",
     "ReferralResponse",
     "RemoveValueRequest",
+    "Reply",
     "RequestDigest",
+    "RequestTemplates",
+    "Resolution",
     "ResolutionRequest",
     "ResolutionResponse",
     "Resolver",
@@ -355,6 +366,7 @@ __all__ = [
     "Target",
     "TcpFramer",
     "UDP_PAYLOAD",
+    "UDP_WAITS",
     "UdpReassembler",
     "UnhomeNARequest",
     "VerifyChallengeRequest",
@@ -394,6 +406,7 @@ __all__ = [
     "public_answer_to_bytes",
     "public_key_from_bytes",
     "public_key_to_bytes",
+    "read_answer",
     "record_body",
     "record_from_json",
     "request_digest",
