@@ -84,19 +84,7 @@ def test_the_drawing_names_real_attributes() -> None:
             assert hasattr(sample, attribute), f"{name} has no .{attribute}"
 
 
-# HandleFormatError (doikit/handle/_values.py) has no __reduce__: its pickle calls it with
-# the message alone. Known, and left to that module's owner; strict xfail says when mended.
-_UNPICKLABLE = pytest.mark.xfail(raises=TypeError, reason="HandleFormatError lacks __reduce__")
-
-
-@pytest.mark.parametrize(
-    "exc",
-    [
-        pytest.param(exc, marks=[_UNPICKLABLE] if type(exc) is HandleFormatError else [])
-        for exc in SAMPLES.values()
-    ],
-    ids=lambda exc: type(exc).__name__,
-)
+@pytest.mark.parametrize("exc", list(SAMPLES.values()), ids=lambda exc: type(exc).__name__)
 def test_every_error_pickles_whole(exc: doikit.DOIError) -> None:
     again = pickle.loads(pickle.dumps(exc))  # noqa: S301 - our own bytes
     assert type(again) is type(exc)

@@ -69,6 +69,9 @@ class HandleFormatError(DOIError, ValueError):
         self.detail = detail
         super().__init__(f"{where}: {detail}" if where else detail)
 
+    def __reduce__(self) -> tuple[type[HandleFormatError], tuple[object, ...]]:
+        return (type(self), (self.where, self.detail))
+
 
 @dataclass(frozen=True, slots=True)
 class Reference:
