@@ -128,3 +128,31 @@ def test_an_error_among_the_texts_set_aside_comes_before_a_later_type_error() ->
     for report in (QUIET, REPORT):
         with pytest.raises(TypeError, match="item 50000 is a int"):
             _speedups.normalize_many(long, report)
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "places",
+    [[0], [-1], [0, 1, 2], [0, -1], [5, 6, 100, -2, -1], "all"],
+    ids=["first", "last", "first-three", "both-ends", "runs", "all"],
+)
+def test_arrow_puts_the_texts_set_aside_back_in_their_places(places: list[int] | str) -> None:
+    """The answers of the texts set aside go into the column in place: those before the
+    first stay, the others move right by the answers put before them (put_aside_back in
+    arrow.c), at the ends, in runs and when every text was set aside; on slices too."""
+    pa = pytest.importorskip("pyarrow")
+    from doikit import arrow  # noqa: PLC0415 - an extra
+
+    rng = random.Random(30)
+    texts: list[str | None] = [rng.choice([*NAMES, None, "N/A"]) for _ in range(300)]
+    undecided = [t for t in UNDECIDED if _one(_doi._py_normalize, t)[0] == "ok"]
+    spots = list(range(len(texts))) if isinstance(places, str) else places
+    for k, place in enumerate(spots):
+        texts[place] = undecided[k % len(undecided)] if k % 3 else UNDECIDED[k % len(UNDECIDED)]
+    for function, one in ((arrow.normalize, _doi._py_normalize), (arrow.validate, _present.parse)):
+        for kind in (pa.string(), pa.large_string()):
+            column = pa.array(texts, kind)
+            for start, stop in ((0, len(texts)), (1, len(texts)), (6, 101), (0, 1)):
+                answers = [_one(one, text) for text in texts[start:stop]]
+                expected = [answer if got == "ok" else None for got, answer in answers]
+                assert function(column[start:stop]).to_pylist() == expected

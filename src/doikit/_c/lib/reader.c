@@ -46,25 +46,6 @@ lower_ascii(byte c)
     return (c >= 'A' && c <= 'Z') ? (byte)(c + ('a' - 'A')) : c;
 }
 
-/* Whether s[at:] starts with the lower-case ASCII *literal*, ASCII case ignored. */
-static inline int
-starts(const byte *s, dk_size n, dk_size at, const char *literal)
-{
-    for (; *literal; literal++, at++) {
-        if (at >= n) {
-            return 0;
-        }
-        byte c = s[at];
-        if (c >= 'A' && c <= 'Z') {
-            c = (byte)(c + ('a' - 'A'));
-        }
-        if (c != (byte)*literal) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* See reader.h. */
 int
 dk_hosts_set(DkHosts *hosts, const char *const *names, const dk_size *sizes, dk_size count)
@@ -87,73 +68,6 @@ dk_hosts_set(DkHosts *hosts, const char *const *names, const dk_size *sizes, dk_
     }
     hosts->count = count;
     return 0;
-}
-
-/* The length of a resolver host and its '/' at s[at:], or -1. */
-static inline dk_size
-host_length(const DkHosts *hosts, const byte *s, dk_size n, dk_size at)
-{
-    if (at >= n) {
-        return -1;
-    }
-    char first = (char)lower_ascii(s[at]);
-    for (dk_size i = 0; i < hosts->count; i++) {
-        if (hosts->host[i][0] == first && starts(s, n, at, hosts->host[i])) {
-            return hosts->length[i];
-        }
-    }
-    return -1;
-}
-
-/* The length of _QUICK's presentation head at the start of s, or -1 for none; *urn is set
- * for urn:doi:. (The heads, as _QUICK spells them: a resolver's URL with or without
- * http(s)://, 'doi:', 'doi: ', 'doi ', 'info:doi/', 'hdl:' and 'urn:doi:', ASCII case
- * ignored.) Chosen by the first letter. */
-static dk_size
-head_length(const DkHosts *hosts, const byte *s, dk_size n, int *urn)
-{
-    *urn = 0;
-    if (n < 4) {
-        return -1;
-    }
-    dk_size host;
-    switch (lower_ascii(s[0])) {
-    case 'h':
-        if (starts(s, n, 0, "https://")) {
-            host = host_length(hosts, s, n, 8);
-            return host < 0 ? -1 : 8 + host;
-        }
-        if (starts(s, n, 0, "http://")) {
-            host = host_length(hosts, s, n, 7);
-            return host < 0 ? -1 : 7 + host;
-        }
-        if (starts(s, n, 0, "hdl:")) {
-            return 4;
-        }
-        break;
-    case 'd':
-        if (starts(s, n, 0, "doi:")) {
-            return (n > 4 && s[4] == ' ') ? 5 : 4;
-        }
-        if (starts(s, n, 0, "doi ")) {
-            return 4;
-        }
-        break;
-    case 'i':
-        if (starts(s, n, 0, "info:doi/")) {
-            return 9;
-        }
-        break;
-    case 'u':
-        if (starts(s, n, 0, "urn:doi:")) {
-            *urn = 1;
-            return 8;
-        }
-        break;
-    default:
-        break;
-    }
-    return host_length(hosts, s, n, 0);
 }
 
 /* Eight bytes at a time (SWAR): each test gives the high bit of every byte it holds for
@@ -254,6 +168,141 @@ unseen_bytes(uint64_t word, dk_size seen)
 #endif
 }
 
+/* The first *len* (at most 8) bytes of a word read by load8() kept, the others cleared. */
+static inline uint64_t
+first_bytes(uint64_t word, dk_size len)
+{
+    if (len >= 8) {
+        return word;
+    }
+#if DK_BIG_ENDIAN
+    return word & ~(~(uint64_t)0 >> (8 * len));
+#else
+    return word & (((uint64_t)1 << (8 * len)) - 1);
+#endif
+}
+
+/* Whether s[at:] starts with the *len* bytes of the lower-case ASCII *literal*, ASCII case
+ * ignored: eight bytes at a time where the text has them (a byte outside ASCII keeps its
+ * high bit through lower8, so it never matches; the bytes after the literal's are cleared
+ * before, so none of them can carry into the compared ones). */
+static inline int
+starts_n(const byte *s, dk_size n, dk_size at, const char *literal, dk_size len)
+{
+    for (; len >= 8 && n - at >= 8; at += 8, literal += 8, len -= 8) {
+        if (lower8(load8(s + at)) != load8((const byte *)literal)) {
+            return 0;
+        }
+    }
+    if (len > 0 && n - at >= 8) {
+        uint64_t want = 0;
+        memcpy(&want, literal, (size_t)len);
+        return lower8(first_bytes(load8(s + at), len)) == want;
+    }
+    for (; len > 0; len--, literal++, at++) {
+        if (at >= n || lower_ascii(s[at]) != (byte)*literal) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether s[at:] starts with the lower-case ASCII *literal*, ASCII case ignored. */
+static inline int
+starts(const byte *s, dk_size n, dk_size at, const char *literal)
+{
+    return starts_n(s, n, at, literal, (dk_size)strlen(literal));
+}
+
+/* The end of the run of ASCII digits at s[at:]: eight bytes at a time on a little-endian
+ * machine, where the first byte marked by any_below/any_above is exact (a borrow or carry
+ * runs from a marked byte to those after it). */
+static inline dk_size
+digits_end(const byte *s, dk_size n, dk_size at)
+{
+#if !DK_BIG_ENDIAN
+    for (; n - at >= 8; at += 8) {
+        uint64_t w = load8(s + at);
+        uint64_t other = any_below(w, '0') | any_above(w, '9');
+        if (other) {
+            return at + first_marked(other);
+        }
+    }
+#endif
+    while (at < n && is_digit(s[at])) {
+        at++;
+    }
+    return at;
+}
+
+/* The length of a resolver host and its '/' at s[at:], or -1. */
+static inline dk_size
+host_length(const DkHosts *hosts, const byte *s, dk_size n, dk_size at)
+{
+    if (at >= n) {
+        return -1;
+    }
+    char first = (char)lower_ascii(s[at]);
+    for (dk_size i = 0; i < hosts->count; i++) {
+        if (hosts->host[i][0] == first &&
+            starts_n(s, n, at, hosts->host[i], hosts->length[i])) {
+            return hosts->length[i];
+        }
+    }
+    return -1;
+}
+
+/* The length of _QUICK's presentation head at the start of s, or -1 for none; *urn is set
+ * for urn:doi:. (The heads, as _QUICK spells them: a resolver's URL with or without
+ * http(s)://, 'doi:', 'doi: ', 'doi ', 'info:doi/', 'hdl:' and 'urn:doi:', ASCII case
+ * ignored.) Chosen by the first letter. */
+static dk_size
+head_length(const DkHosts *hosts, const byte *s, dk_size n, int *urn)
+{
+    *urn = 0;
+    if (n < 4) {
+        return -1;
+    }
+    dk_size host;
+    switch (lower_ascii(s[0])) {
+    case 'h':
+        if (starts(s, n, 0, "https://")) {
+            host = host_length(hosts, s, n, 8);
+            return host < 0 ? -1 : 8 + host;
+        }
+        if (starts(s, n, 0, "http://")) {
+            host = host_length(hosts, s, n, 7);
+            return host < 0 ? -1 : 7 + host;
+        }
+        if (starts(s, n, 0, "hdl:")) {
+            return 4;
+        }
+        break;
+    case 'd':
+        if (starts(s, n, 0, "doi:")) {
+            return (n > 4 && s[4] == ' ') ? 5 : 4;
+        }
+        if (starts(s, n, 0, "doi ")) {
+            return 4;
+        }
+        break;
+    case 'i':
+        if (starts(s, n, 0, "info:doi/")) {
+            return 9;
+        }
+        break;
+    case 'u':
+        if (starts(s, n, 0, "urn:doi:")) {
+            *urn = 1;
+            return 8;
+        }
+        break;
+    default:
+        break;
+    }
+    return host_length(hosts, s, n, 0);
+}
+
 /* See reader.h. */
 int
 dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
@@ -271,9 +320,7 @@ dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
     }
     at += 3;
     for (;;) {
-        while (at < n && is_digit(s[at])) {
-            at++;
-        }
+        at = digits_end(s, n, at);
         if (at + 1 < n && s[at] == '.' && is_digit(s[at + 1])) {
             at++;
             continue;

@@ -103,8 +103,10 @@ set_offset(char *offsets, Py_ssize_t j, int wide, int64_t value)
 }
 
 /* The answers of the texts arrow_many() set aside (their indexes in *aside*, ascending), read
- * by the Python parser with the GIL, put in their places in *data* (a new bytes object of
- * *used* bytes, replaced) and *ends*, with their validity bits and the null count. 0, or -1
+ * by the Python parser with the GIL, put in their places in *data* (a bytes object of *used*
+ * bytes, grown where it must be) and *ends*, with their validity bits and the null count.
+ * The answers before the first text set aside stay where they are; those after it move
+ * right in place, one stretch between two texts set aside at a time, from the last. 0, or -1
  * with an exception. */
 static int
 put_aside_back(const Py_ssize_t *aside, Py_ssize_t set_aside, const Py_buffer *offsets,
@@ -117,7 +119,6 @@ put_aside_back(const Py_ssize_t *aside, Py_ssize_t set_aside, const Py_buffer *o
     PyObject *extra = PyBytes_FromStringAndSize(NULL, extra_room);
     Py_ssize_t *extra_ends = PyMem_Malloc((size_t)set_aside * sizeof *extra_ends);
     int *found = PyMem_Malloc((size_t)set_aside * sizeof *found);
-    PyObject *merged = NULL;
     int status = -1;
     if (extra == NULL || extra_ends == NULL || found == NULL) {
         if (extra != NULL) {
@@ -136,45 +137,40 @@ put_aside_back(const Py_ssize_t *aside, Py_ssize_t set_aside, const Py_buffer *o
         }
         extra_ends[k] = extra_used;
     }
-    /* merge: each item's old answer, then (when it was set aside) its new one */
     Py_ssize_t total = *used + extra_used;
     if (!wide && total > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "over 2 GiB of names in one chunk");
         goto out;
     }
-    merged = PyBytes_FromStringAndSize(NULL, total);
-    if (merged == NULL) {
+    if (total > PyBytes_GET_SIZE(*out_data) && _PyBytes_Resize(out_data, total) < 0) {
         goto out;
     }
-    char *to_bytes = PyBytes_AS_STRING(merged);
-    const char *old = PyBytes_AS_STRING(*out_data), *new_bytes = PyBytes_AS_STRING(extra);
-    Py_ssize_t at = 0, old_start = 0, k = 0, extra_start = 0;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        int64_t old_end = offset_at(ends, i + 1, wide);
-        memcpy(to_bytes + at, old + old_start, (size_t)(old_end - old_start));
-        at += (Py_ssize_t)old_end - old_start;
-        old_start = (Py_ssize_t)old_end;
-        if (k < set_aside && aside[k] == i) {
-            memcpy(to_bytes + at, new_bytes + extra_start, (size_t)(extra_ends[k] - extra_start));
-            at += extra_ends[k] - extra_start;
-            extra_start = extra_ends[k];
-            if (found[k]) {
-                bits[i / 8] |= (unsigned char)(1 << (i % 8));
-            }
-            else {
-                (*nulls)++;
-            }
-            k++;
+    char *bytes = PyBytes_AS_STRING(*out_data);
+    const char *new_bytes = PyBytes_AS_STRING(extra);
+    /* Stretch k: item aside[k] (empty until now) and the items after it up to the next set
+     * aside; its answers move right by the lengths of answers 0..k. */
+    Py_ssize_t stretch_end = *used; /* (old positions) */
+    for (Py_ssize_t k = set_aside - 1; k >= 0; k--) {
+        Py_ssize_t i = aside[k], last = k + 1 < set_aside ? aside[k + 1] : length;
+        Py_ssize_t before = k ? extra_ends[k - 1] : 0, shift = extra_ends[k];
+        Py_ssize_t at = (Py_ssize_t)offset_at(ends, i, wide); /* where item i's answer goes */
+        memmove(bytes + at + shift, bytes + at, (size_t)(stretch_end - at));
+        memcpy(bytes + at + before, new_bytes + before, (size_t)(shift - before));
+        for (Py_ssize_t e = i + 1; e <= last; e++) {
+            set_offset(ends, e, wide, offset_at(ends, e, wide) + shift);
         }
-        set_offset(ends, i + 1, wide, (int64_t)at);
+        if (found[k]) {
+            bits[i / 8] |= (unsigned char)(1 << (i % 8));
+        }
+        else {
+            (*nulls)++;
+        }
+        stretch_end = at;
     }
-    Py_SETREF(*out_data, merged);
-    merged = NULL;
     *used = total;
     status = 0;
 out:
     Py_XDECREF(extra);
-    Py_XDECREF(merged);
     PyMem_Free(extra_ends);
     PyMem_Free(found);
     return status;
