@@ -66,6 +66,18 @@ def test_no_name_without_a_percent_or_10_dot(text: str) -> None:
             one(text)
 
 
+PREFIXES = st.lists(st.integers(0, 10**9).map(str), min_size=1, max_size=3).map(".".join)
+
+
+@given(PREFIXES, st.sampled_from(["", "/"]))
+def test_no_name_in_a_prefix_alone(prefix: str, end: str) -> None:
+    """The other rule of dk_surely_no_name, held to the Python parser: a prefix alone,
+    with or without its '/' ("10.1038", "10.1000/"), is no DOI."""
+    for one in (_present.parse, _doi._py_normalize):
+        with pytest.raises(InvalidDOI):
+            one(f"10.{prefix}{end}")
+
+
 def _column(rng: random.Random, extra: list[str | None]) -> list[str | None]:
     """LONG texts: the names, with junk, undecided texts and *extra* spread through (a few
     in every block of the helper's 256)."""

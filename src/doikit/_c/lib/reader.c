@@ -235,6 +235,26 @@ digits_end(const byte *s, dk_size n, dk_size at)
     return at;
 }
 
+/* The length of a prefix at s[at:] ("10.", digits, with '.' subdivisions), or -1. */
+static inline dk_size
+prefix_length(const byte *s, dk_size n, dk_size from)
+{
+    dk_size at = from;
+    if (!(n - at > 3 && s[at] == '1' && s[at + 1] == '0' && s[at + 2] == '.' &&
+          is_digit(s[at + 3]))) {
+        return -1;
+    }
+    at += 3;
+    for (;;) {
+        at = digits_end(s, n, at);
+        if (at + 1 < n && s[at] == '.' && is_digit(s[at + 1])) {
+            at++;
+            continue;
+        }
+        return at - from;
+    }
+}
+
 /* The length of a resolver host and its '/' at s[at:], or -1. */
 static inline dk_size
 host_length(const DkHosts *hosts, const byte *s, dk_size n, dk_size at)
@@ -312,21 +332,11 @@ dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
     if (start < 0) {
         return 0;
     }
-    /* the prefix: 10. and digits, with '.' subdivisions */
-    dk_size at = start;
-    if (!(n - at > 3 && s[at] == '1' && s[at + 1] == '0' && s[at + 2] == '.' &&
-          is_digit(s[at + 3]))) {
+    dk_size at = prefix_length(s, n, start);
+    if (at < 0) {
         return 0;
     }
-    at += 3;
-    for (;;) {
-        at = digits_end(s, n, at);
-        if (at + 1 < n && s[at] == '.' && is_digit(s[at + 1])) {
-            at++;
-            continue;
-        }
-        break;
-    }
+    at += start;
     dk_size prefix_end = at;
     dk_size percents = 0; /* escapes, each three bytes for one */
     if (at < n && s[at] == (urn ? ':' : '/')) {
@@ -465,6 +475,10 @@ dk_quick_copy(const byte *s, dk_size n, const DkShape *shape, int key, byte *out
 int
 dk_surely_no_name(const byte *s, dk_size n)
 {
+    dk_size prefix = prefix_length(s, n, 0);
+    if (prefix >= 0 && (prefix == n || (prefix == n - 1 && s[prefix] == '/'))) {
+        return 1; /* a prefix alone: no suffix */
+    }
     for (dk_size at = 0; at < n; at++) {
         byte c = s[at];
         if (c >= 0x80 || c == '%' ||

@@ -57,10 +57,11 @@ int dk_quick_shape(const DkHosts *hosts, const unsigned char *s, dk_size n, DkSh
 int dk_quick_copy(const unsigned char *s, dk_size n, const DkShape *shape, int key,
                   unsigned char *out);
 
-/* Whether the bytes s[0:n] surely hold no DOI name in any presentation: ASCII, with neither
- * a '%' nor "10.". Every name starts with "10." (its directory indicator and the dot), which
- * a presentation writes as it is unless it escapes it; the Python parser would raise
- * InvalidDOI for such a text, so a caller that answers None for that can answer at once. */
+/* Whether the bytes s[0:n] surely hold no DOI name in any presentation: a prefix alone
+ * ("10.1038", "10.1000/": no suffix), or ASCII with neither a '%' nor "10.". Every name
+ * starts with "10." (its directory indicator and the dot), which a presentation writes as it
+ * is unless it escapes it; the Python parser would raise InvalidDOI for such a text, so a
+ * caller that answers None for that can answer at once. */
 int dk_surely_no_name(const unsigned char *s, dk_size n);
 
 #endif
