@@ -323,9 +323,30 @@ head_length(const DkHosts *hosts, const byte *s, dk_size n, int *urn)
     return host_length(hosts, s, n, 0);
 }
 
-/* See reader.h. */
-int
-dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
+/* Where quick_shape copies: the word *w*, or the byte *c*, to out[at] (ASCII letters
+ * lower-cased with *key*); nothing without *out*. */
+static inline void
+store8(byte *out, dk_size at, uint64_t w, int key)
+{
+    if (out != NULL) {
+        uint64_t v = key ? lower8(w) : w;
+        memcpy(out + at, &v, 8);
+    }
+}
+
+static inline void
+store1(byte *out, dk_size at, byte c, int key)
+{
+    if (out != NULL) {
+        out[at] = key ? lower_ascii(c) : c;
+    }
+}
+
+/* dk_quick_shape, and with *out* (room for n bytes) the text from its name's start copied
+ * there as it is checked (ASCII letters lower-cased with *key*, a URN's ':' made '/'): the
+ * name itself unless it holds escapes. (Inlined twice: with and without *out*.) */
+static inline int
+quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape, byte *out, int key)
 {
     int urn = 0, bare = n >= 3 && s[0] == '1' && s[1] == '0' && s[2] == '.';
     dk_size start = bare ? 0 : head_length(hosts, s, n, &urn);
@@ -354,6 +375,10 @@ dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
     if (suffix >= n) {
         return 0;
     }
+    if (out != NULL) {
+        memcpy(out, s + start, (size_t)(suffix - start)); /* the prefix and its '/' */
+        out[prefix_end - start] = '/';
+    }
     /* The suffix's characters, eight at a time without branches, the last part as one
      * overlapping word (its bytes already seen masked off where they are counted). */
     uint64_t bad = 0, upper = 0;
@@ -362,17 +387,20 @@ dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
             uint64_t w = load8(s + at);
             bad |= any_below(w, ' ') | any_above(w, '~') | any_equal(w, '%');
             upper |= upper8(w);
+            store8(out, at - start, w, key);
         }
         if (at < n && n - suffix >= 8) {
             uint64_t w = load8(s + n - 8);
             bad |= any_below(w, ' ') | any_above(w, '~') | any_equal(w, '%');
             upper |= upper8(w);
+            store8(out, n - 8 - start, w, key);
             at = n;
         }
         for (; at < n; at++) {
             byte c = s[at];
             bad |= (uint64_t)((byte)(c - ' ') > '~' - ' ') | (uint64_t)(c == '%');
             upper |= (uint64_t)((byte)(c - 'A') < 26);
+            store1(out, at - start, c, key);
         }
         if (bad || s[n - 1] == ' ' || s[n - 1] == '/') {
             return 0;
@@ -384,12 +412,14 @@ dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
             bad |= any_below(w, '!') | any_above(w, '~') | any_equal(w, '#') | any_equal(w, '?');
             upper |= upper8(w);
             percents += marked_bytes(exact_equal(w, '%'));
+            store8(out, at - start, w, key);
         }
         if (at < n && n - suffix >= 8) {
             uint64_t w = load8(s + n - 8);
             bad |= any_below(w, '!') | any_above(w, '~') | any_equal(w, '#') | any_equal(w, '?');
             upper |= upper8(w);
             percents += marked_bytes(unseen_bytes(exact_equal(w, '%'), at - (n - 8)));
+            store8(out, n - 8 - start, w, key);
             at = n;
         }
         for (; at < n; at++) {
@@ -398,6 +428,7 @@ dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
                    (uint64_t)(c == '?');
             upper |= (uint64_t)((byte)(c - 'A') < 26);
             percents += c == '%';
+            store1(out, at - start, c, key);
         }
         if (bad) {
             return 0;
@@ -415,6 +446,13 @@ dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
     shape->escapes = percents != 0;
     shape->upper = upper != 0;
     return 1;
+}
+
+/* See reader.h. */
+int
+dk_quick_shape(const DkHosts *hosts, const byte *s, dk_size n, DkShape *shape)
+{
+    return quick_shape(hosts, s, n, shape, NULL, 0);
 }
 
 /* See reader.h. Eight bytes at a time while the name has room for them; a word with a '%'
@@ -468,6 +506,17 @@ dk_quick_copy(const byte *s, dk_size n, const DkShape *shape, int key, byte *out
         at += 3;
     }
     return length == room ? 0 : -1; /* (every byte of the name written, or undecided) */
+}
+
+/* See reader.h. */
+int
+dk_quick_read(const DkHosts *hosts, const byte *s, dk_size n, int key, byte *out,
+              DkShape *shape)
+{
+    if (!quick_shape(hosts, s, n, shape, out, key)) {
+        return 0;
+    }
+    return !shape->escapes || dk_quick_copy(s, n, shape, key, out) == 0;
 }
 
 /* See reader.h. (Junk in a column of names, "N/A" or "PMID: 31452104", is short: a plain

@@ -57,6 +57,13 @@ int dk_quick_shape(const DkHosts *hosts, const unsigned char *s, dk_size n, DkSh
 int dk_quick_copy(const unsigned char *s, dk_size n, const DkShape *shape, int key,
                   unsigned char *out);
 
+/* dk_quick_shape and dk_quick_copy in one pass where the name holds no escape: whether
+ * s[0:n] has one of the shapes decided (then *shape* says which) and its name (or with *key*
+ * its key) is written at *out*, shape->length bytes. *out* needs room for n bytes: what it
+ * holds after an answer of 0 is no name. */
+int dk_quick_read(const DkHosts *hosts, const unsigned char *s, dk_size n, int key,
+                  unsigned char *out, DkShape *shape);
+
 /* Whether the bytes s[0:n] surely hold no DOI name in any presentation: a prefix alone
  * ("10.1038", "10.1000/": no suffix), or ASCII with neither a '%' nor "10.". Every name
  * starts with "10." (its directory indicator and the dot), which a presentation writes as it

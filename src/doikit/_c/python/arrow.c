@@ -251,10 +251,11 @@ dk_arrow_many(PyObject *Py_UNUSED(module), PyObject *args)
             const Py_UCS1 *text = (const Py_UCS1 *)chars + from;
             Py_ssize_t n = (Py_ssize_t)(to - from), written = -1;
             DkShape shape;
-            /* (the answer is never longer than its text; the room holds the slice's texts,
-             * unless offsets overlap: then the text is set aside, where the buffer grows) */
-            if (n <= room - used && dk_quick_shape(&dk_config.hosts, text, n, &shape) &&
-                dk_quick_copy(text, n, &shape, key, out + used) == 0) {
+            /* (the reader writes at most the text's length; the room holds the slice's
+             * texts, unless offsets overlap: then the text is set aside, where the buffer
+             * grows) */
+            if (n <= room - used &&
+                dk_quick_read(&dk_config.hosts, text, n, key, out + used, &shape)) {
                 written = shape.length;
             }
             if (written >= 0) {
