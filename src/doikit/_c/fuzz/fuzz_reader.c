@@ -3,8 +3,11 @@
  * For any bytes, with keys and without: the reader decides exactly when the oracle does,
  * and then writes the oracle's name; it reads no byte outside the text and writes none
  * outside the name's room (AddressSanitizer's part); a bare name without an ASCII capital
- * is its own key (the Python side hands back the text itself then). run.sh builds and runs
- * it; check_reader.c runs the same check on given inputs with any C compiler.
+ * is its own key (the Python side hands back the text itself then). And dk_quick_read, the
+ * one pass, answers as dk_quick_shape + dk_quick_copy do: the same decision, the same shape,
+ * the same bytes written (every one of them: its buffer starts as zeros, which no name holds),
+ * none outside its n bytes of room. run.sh builds and runs it; check_reader.c runs the same
+ * check on given inputs with any C compiler.
  */
 #include "fuzz_reader.h"
 
@@ -22,12 +25,41 @@ enum { HOST_COUNT = sizeof HOSTS / sizeof *HOSTS };
 static void
 fail(const char *what, const unsigned char *s, size_t n)
 {
-    fprintf(stderr, "reader and oracle disagree (%s) on %zu bytes:", what, n);
+    fprintf(stderr, "check_reader failed (%s) on %zu bytes:", what, n);
     for (size_t i = 0; i < n; i++) {
         fprintf(stderr, " %02x", s[i]);
     }
     fprintf(stderr, "\n");
     abort();
+}
+
+/* dk_quick_read against dk_quick_shape + dk_quick_copy, which answered *copied* (with
+ * *shape* and *name* where it decided) on s[0:n]. */
+static void
+check_one_pass(const DkHosts *hosts, const unsigned char *s, size_t n, int key, int copied,
+               const DkShape *shape, const unsigned char *name)
+{
+    /* exactly the room dk_quick_read asks for, n bytes, so that AddressSanitizer sees any
+     * overrun; zeros, so that a byte left unwritten shows */
+    unsigned char *out = calloc(n > 0 ? n : 1, 1);
+    DkShape read_shape;
+    int read = dk_quick_read(hosts, s, (dk_size)n, key, out, &read_shape);
+    if (read != copied) {
+        fail(read ? "dk_quick_read decided, shape + copy not"
+                  : "shape + copy decided, dk_quick_read not", s, n);
+    }
+    if (read) {
+        if (read_shape.start != shape->start || read_shape.prefix_end != shape->prefix_end ||
+            read_shape.suffix != shape->suffix || read_shape.length != shape->length ||
+            read_shape.urn != shape->urn || read_shape.bare != shape->bare ||
+            read_shape.escapes != shape->escapes || read_shape.upper != shape->upper) {
+            fail("dk_quick_read's shape", s, n);
+        }
+        if (memcmp(out, name, (size_t)shape->length) != 0) {
+            fail(key ? "dk_quick_read's key" : "dk_quick_read's name", s, n);
+        }
+    }
+    free(out);
 }
 
 static void
@@ -70,6 +102,7 @@ check_reader(const unsigned char *s, size_t n, FILE *print)
         if (reader != oracle) {
             fail(reader ? "decided, oracle not" : "oracle decided, reader not", s, n);
         }
+        check_one_pass(&hosts, s, n, key, reader, &shape, name);
         if (reader) {
             if ((size_t)shape.length != expected_length ||
                 memcmp(name, expected, expected_length) != 0) {
