@@ -1,4 +1,4 @@
-"""The optional C accelerator (src/doikit/_speedups.c) against its pure-Python reference.
+"""The optional C accelerator (src/doikit/_c/) against its pure-Python reference.
 
 doikit._doi.DOIState is the definition; doikit._speedups.DOIState must behave the same for
 every input: the same name and key, or the same error with the same code, position and
@@ -480,7 +480,7 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
 
 
 # The bulk loop on long lists: from 16,384 items on it reads with a second thread
-# (_speedups.c, "A second reader"), so these lists are longer than that, and not a whole
+# (src/doikit/_c/python/helper.c), so these lists are longer than that, and not a whole
 # number of the reader's chunks.
 LONG = 70_001
 QUIET, REPORT = False, True  # the bulk functions' second argument: InvalidDOI as None, or itself
@@ -513,8 +513,8 @@ def _answers(got: Sequence[object]) -> list[tuple[str, object]]:
 )
 def test_long_lists_get_exactly_the_per_name_answers(texts: list[str | None], seed: int) -> None:
     # Hypothesis's texts among names the C reader decides, one in fifty or so: those it
-    # does not decide stop the second reader, which starts again two chunks later. (The
-    # order comes from the seed, not from Hypothesis's data: too long for it.)
+    # does not decide are set aside and read after the C loop. (The order comes from the
+    # seed, not from Hypothesis's data: too long for it.)
     rng = random.Random(seed)
     texts = [*texts, *QUICK_FORMS * 50]
     long = [texts[rng.randrange(len(texts))] for _ in range(LONG)]
