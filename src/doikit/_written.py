@@ -17,9 +17,8 @@ import re
 from typing import Final
 
 from doikit._doi import DOI
+from doikit.handle import json_string
 
-# A string JSON writes as it is (nothing to escape).
-_JSON_PLAIN: Final = re.compile(r'[^"\\\x00-\x1f]*').fullmatch
 _PLAIN_KEYS: Final = ["doi", "url", "line"]
 # The common line as encoded() writes it (the separators as json.dumps writes them, or
 # without spaces), read without a JSON decoder.
@@ -50,18 +49,14 @@ def bare_doi(text: str) -> DOI:
 
 def encoded(item: dict[str, object]) -> bytes:
     """*item* as one deposit line, as ``json.dumps(item, ensure_ascii=False)`` writes it; the
-    common line (``doi``, ``url``, ``line``, nothing to escape) is written without the
-    encoder, in the form :func:`plain_line` reads."""
+    common line (``doi``, ``url``, ``line``) is written without the encoder, in the form
+    :func:`plain_line` reads when nothing in it needs escaping."""
     if list(item) == _PLAIN_KEYS:
         doi, url, line = item["doi"], item["url"], item["line"]
-        if (
-            type(doi) is str
-            and type(url) is str
-            and type(line) is int
-            and _JSON_PLAIN(doi)
-            and _JSON_PLAIN(url)
-        ):
-            return f'{{"doi": "{doi}", "url": "{url}", "line": {line}}}'.encode()
+        if type(doi) is str and type(url) is str and type(line) is int:
+            return (
+                f'{{"doi": {json_string(doi)}, "url": {json_string(url)}, "line": {line}}}'.encode()
+            )
     return json.dumps(item, ensure_ascii=False).encode("utf-8")
 
 

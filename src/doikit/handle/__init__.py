@@ -111,6 +111,7 @@ from doikit.handle._values_text import (
     all_public,
     detours,
     first_url,
+    json_string,
     one_url,
     url_record_json,
 )
@@ -395,6 +396,7 @@ __all__ = [
     "handle_hash",
     "hashed_secret",
     "header_and_body",
+    "json_string",
     "key_from_json",
     "key_to_json",
     "loads",
