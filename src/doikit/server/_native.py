@@ -77,7 +77,7 @@ from doikit.handle import (
     signed_content,
 )
 from doikit.server._http import Refused
-from doikit.server._native_admin import ADMIN_REQUESTS, CHANGES, Challenges
+from doikit.server._native_admin import ADMIN_REQUESTS, CHANGES, Challenges, homes
 from doikit.server._native_endpoints import TcpEndpoint, UdpEndpoint
 from doikit.server._native_fast import EXPIRATION, FastResolution
 from doikit.server._native_sessions import Sessions
@@ -336,13 +336,6 @@ class NativeService:
             for i, response in enumerate(responses)
         ]
 
-    async def homes(self, prefix: str) -> bool:
-        """Whether this server homes *prefix*: its prefix handle ``0.NA/<prefix>`` is in the
-        store (``doikit admin create --prefix`` makes it), or names under it are."""
-        if await self.store.get(fold("0.NA/" + prefix)) is not None:
-            return True
-        return await self.store.has_prefix(fold(prefix))
-
     async def _resolve(self, request: ResolutionRequest, caller: Caller | None = None) -> Message:
         handle = request.handle
         prefix, slash, suffix = handle.partition("/")
@@ -350,7 +343,7 @@ class NativeService:
             prefix, suffix = "0.NA", handle  # a slash-less name is a prefix handle (§16.2)
         stored = await self.store.get(fold(handle if slash else "0.NA/" + handle))
         if stored is None:  # (a name held makes its prefix homed: asked only without one)
-            if not await self.homes(suffix if prefix.upper() == "0.NA" else prefix):
+            if not await homes(self.store, suffix if prefix.upper() == "0.NA" else prefix):
                 return self.error(request, RC_SERVER_NOT_RESP, "That prefix doesn't live here")
             return self.error(request, RC_HANDLE_NOT_FOUND, "")
         values = stored.values()
@@ -377,12 +370,7 @@ class NativeService:
     def answer_now(self, unit: bytes) -> bytes | None:
         """The answer to the common request, made at once from bytes, or ``None`` for the
         full path (:mod:`._native_fast`)."""
-        if self._fast is None:
-            return None
-        try:
-            return self._fast.answer(unit)
-        except Exception:  # noqa: BLE001 - the full path answers it, or reports it
-            return None
+        return None if self._fast is None else self._fast.answer(unit)
 
     async def answer_bytes(self, unit: bytes) -> list[bytes]:
         """The encoded responses to one encoded request (envelope + message); none when

@@ -70,10 +70,12 @@ from doikit.server._writes import bare_name
 from doikit.server.stores import Row
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from doikit.handle import Message
     from doikit.server._auth import Authority
     from doikit.server._writes import Writes
-    from doikit.server.stores import Store
+    from doikit.server.stores import Store, StoredRecord
 
 #: The requests that change the store (a mirror refuses them).
 CHANGES: Final = (
@@ -149,6 +151,14 @@ class Challenges:
         return pending
 
 
+async def homes(store: Store, prefix: str) -> bool:
+    """Whether the server of *store* homes *prefix*: its prefix handle ``0.NA/<prefix>`` is
+    in the store (``doikit admin create --prefix`` makes it), or names under it are."""
+    if await store.get(fold("0.NA/" + prefix)) is not None:
+        return True
+    return await store.has_prefix(fold(prefix))
+
+
 class NativeAdmin:
     """Checks challenge answers and carries out the changes they authorize."""
 
@@ -171,40 +181,53 @@ class NativeAdmin:
         self, answer: ChallengeAnswerRequest, pending: Pending
     ) -> Caller | tuple[int, str]:
         """The caller *answer* proves to be, or the response code and message refusing it."""
-        data = pending.nonce + pending.digest
         handle, index = answer.identity_handle, answer.identity_index
-        wrong = (RC_AUTHENTICATION_FAILED, "the answer to the challenge is not right")
-        if self.remote is not None and not await self._held_here(handle):
-            await asyncio.sleep(failure_delay(self._failures.count(fold(handle))))
-            why_not = await self.remote.check(answer, pending)
-            if why_not is not None:
-                self._failures.failed(fold(handle))
-                return (RC_AUTHENTICATION_FAILED, why_not) if why_not else wrong
-            self._failures.forget(fold(handle))
-        elif not await self.proves(handle, index, answer.auth_type, answer.signed_response, data):
-            return wrong
-        return Caller(identity=(index, handle))
 
-    async def _held_here(self, handle: str) -> bool:
-        """Whether *handle* is this server's to hold: in the store, or under a prefix it
-        homes (then a missing identity is simply wrong, not asked elsewhere)."""
-        if await self.store.get(fold(handle)) is not None:
-            return True
-        prefix = handle.partition("/")[0]
-        if await self.store.get(fold("0.NA/" + prefix)) is not None:
-            return True
-        return await self.store.has_prefix(fold(prefix))
+        async def check() -> str | None:
+            stored = await self.store.get(fold(handle))
+            if (
+                stored is None
+                and self.remote is not None
+                and not await homes(self.store, handle.partition("/")[0])
+            ):  # an identity held elsewhere: its own server says
+                return await self.remote.check(answer, pending)
+            data = pending.nonce + pending.digest
+            return self._key_answers(stored, index, answer.auth_type, answer.signed_response, data)
+
+        why_not = await self._judged(handle, check)
+        if why_not is not None:
+            return RC_AUTHENTICATION_FAILED, why_not or "the answer to the challenge is not right"
+        return Caller(identity=(index, handle))
 
     async def proves(
         self, handle: str, index: int, auth_type: str, signed: bytes, data: bytes
     ) -> bool:
         """Whether *signed* is the answer to *data* (nonce ‖ request digest) of the key
-        ``index:handle`` held here (``HS_PUBKEY`` or ``HS_SECKEY`` by *auth_type*); failures
-        for one handle are answered ever later, as HTTP Basic guesses are."""
+        ``index:handle`` held here (``HS_PUBKEY`` or ``HS_SECKEY`` by *auth_type*)."""
+
+        async def check() -> str | None:
+            stored = await self.store.get(fold(handle))
+            return self._key_answers(stored, index, auth_type, signed, data)
+
+        return await self._judged(handle, check) is None
+
+    async def _judged(self, handle: str, check: Callable[[], Awaitable[str | None]]) -> str | None:
+        """*check*'s verdict on an answer for *handle* (``None``: right), failures for one
+        handle answered ever later, as HTTP Basic guesses are."""
         await asyncio.sleep(failure_delay(self._failures.count(fold(handle))))
-        stored = await self.store.get(fold(handle))
+        why_not = await check()
+        if why_not is None:
+            self._failures.forget(fold(handle))
+        else:
+            self._failures.failed(fold(handle))
+        return why_not
+
+    def _key_answers(
+        self, stored: StoredRecord | None, index: int, auth_type: str, signed: bytes, data: bytes
+    ) -> str | None:
+        """``None`` when *signed* answers *data* with the key at *index* of *stored*, else
+        ``""`` (wrong)."""
         wanted = "HS_PUBKEY" if auth_type == "HS_PUBKEY" else "HS_SECKEY"
-        right = False
         for value in stored.values() if stored is not None and auth_type == wanted else ():
             if value.index != index or not isinstance(value.data, bytes):
                 continue
@@ -215,11 +238,9 @@ class NativeAdmin:
             else:
                 secret = unseal(value.data, self.seal)
                 right = secret is not None and secret_answer_ok(signed, secret, data)
-        if not right:
-            self._failures.failed(fold(handle))
-            return False
-        self._failures.forget(fold(handle))
-        return True
+            if right:
+                return None
+        return ""
 
     async def carry_out(self, request: Message, caller: Caller) -> list[Message]:
         """The responses (without the envelope's fields) to an authenticated *request*.

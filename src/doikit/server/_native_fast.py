@@ -51,7 +51,15 @@ class FastResolution:
         self._encoded: OrderedDict[str, tuple[str, bytes | None]] = OrderedDict()
 
     def answer(self, unit: bytes) -> bytes | None:
-        """The answer to *unit* (one envelope and message), or ``None``."""
+        """The answer to *unit* (one envelope and message), or ``None`` — also when anything
+        goes wrong here (the store cannot answer, a value cannot be encoded): the full path
+        then answers it, or reports it."""
+        try:
+            return self._answer(unit)
+        except Exception:  # noqa: BLE001 - the full path answers it, or reports it
+            return None
+
+    def _answer(self, unit: bytes) -> bytes | None:
         if len(unit) < 56:  # envelope, header, an empty handle and two empty lists
             return None
         (

@@ -189,10 +189,7 @@ class Lanes:
                     continue  # (an ICMP error of an earlier answer, a signal)
                 if self._stop.is_set():
                     break
-                try:
-                    reply = fast.answer(data)
-                except Exception:  # noqa: BLE001 - the full path answers it, or reports it
-                    reply = None
+                reply = fast.answer(data)
                 if reply is None:
                     if len(data) >= 20:  # (shorter is no packet: no answer to amplify)
                         self._hand(self.endpoint.datagram_received, data, addr)
@@ -237,10 +234,7 @@ class Lanes:
                 if not data:
                     conn.close()  # (closed before a word)
                     continue
-                try:
-                    reply = fast.answer(data)
-                except Exception:  # noqa: BLE001 - as the UDP lane's
-                    reply = None
+                reply = fast.answer(data)
                 if reply is not None:
                     try:
                         sent = conn.send(reply, dontwait)
@@ -408,10 +402,7 @@ class RelayedService:
     def answer_now(self, unit: bytes) -> bytes | None:
         """The common answer from this process's store (a connection kept alive asks again
         on the loop)."""
-        try:
-            return self._fast.answer(unit)
-        except Exception:  # noqa: BLE001 - as NativeService.answer_now
-            return None
+        return self._fast.answer(unit)
 
     async def answer_bytes(self, unit: bytes) -> list[bytes]:
         """The first process's answers to *unit*; none when it cannot be asked now."""
