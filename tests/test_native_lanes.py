@@ -212,3 +212,25 @@ def test_a_point_reader_rests_and_sees_every_write(tmp_path: Path) -> None:
             await store.close()
 
     asyncio.run(work())
+
+
+def test_a_relay_frame_claiming_gigabytes_is_refused_unread(
+    three: tuple[Server, int, str],
+) -> None:
+    import json  # noqa: PLC0415
+    import struct  # noqa: PLC0415
+
+    server, port, _ = three
+    # (another process is started with the configuration in its environment)
+    other = next(pid for pid in _children(server.process.pid) if _alive(pid))
+    environ = (Path("/proc") / str(other) / "environ").read_bytes().split(b"\0")
+    config = next(e for e in environ if e.startswith(b"DOIKIT_NATIVE="))
+    relay = json.loads(config.partition(b"=")[2])["relay"]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(5)
+        sock.connect(relay)
+        sock.sendall(struct.pack(">II", 1, 2**31) + b"x" * 1000)
+        assert sock.recv(16) == b""  # closed at once, nothing read for it
+    request = encode(ResolutionRequest(NAME, op_flags=OpFlag.PUBLIC_ONLY))
+    assert isinstance(tcp(port, request), ResolutionResponse)
+    assert "Traceback" not in server.errors()

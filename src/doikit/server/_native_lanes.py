@@ -39,7 +39,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Final, Protocol, cast
 
-from doikit.handle import split_datagrams
+from doikit.handle import MAX_MESSAGE_LENGTH, split_datagrams
 from doikit.server._native_endpoints import UDP_PACKET, TcpEndpoint, UdpBudget, UdpEndpoint
 from doikit.server._native_fast import FastResolution
 
@@ -72,6 +72,7 @@ RELAY_CONNECT: Final = 60.0
 _DEFER_ACCEPT: Final = 5
 
 _FRAME: Final = struct.Struct(">II")  # request id, length
+_MAX_UNIT: Final = 20 + MAX_MESSAGE_LENGTH  # an envelope and the longest message
 _COUNT: Final = struct.Struct(">II")  # request id, number of answers
 _LENGTH: Final = struct.Struct(">I")
 
@@ -323,6 +324,9 @@ class Relay:
             while True:
                 head = await reader.readexactly(_FRAME.size)
                 request_id, length = _FRAME.unpack(head)
+                if length > _MAX_UNIT:  # no unit of the protocol: nothing is read for it
+                    log.warning("native relay: a frame of %d bytes; closing it", length)
+                    break
                 unit = await reader.readexactly(length)
                 await slots.acquire()
                 task = asyncio.create_task(self._answer(writer, request_id, unit, slots))
