@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from collections.abc import AsyncIterable
 from typing import TYPE_CHECKING
 
 from doikit._errors import DOIError
@@ -17,7 +16,7 @@ from doikit.client._cache import cache_key
 from doikit.client._client import Resolved
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterable, Sequence
+    from collections.abc import Sequence
 
     from doikit._doi import DOI
     from doikit.client._client import AsyncClient
@@ -70,9 +69,18 @@ class Batch:
         if not self.finished:
             self.wake.clear()
             await self.wake.wait()
-        out: list[Resolved] = []
-        while self.finished:
-            out += self._out(self.finished.popleft())
+        return self.take()
+
+    def take(self) -> list[Resolved]:
+        """The items ready to yield now (in order: those whose turn has come)."""
+        finished = self.finished
+        if not self.ordered:
+            out = list(finished)
+            finished.clear()
+            return out
+        out = []
+        while finished:
+            out += self._out(finished.popleft())
         return out
 
     def _out(self, item: Resolved) -> list[Resolved]:
@@ -85,18 +93,11 @@ class Batch:
             self.next_out += 1
         return out
 
+    def full(self) -> bool:
+        """Whether the batch should start no more names until one ends (beyond
+        *concurrency*, which the caller counts)."""
+        return False
+
     def cancel(self) -> None:
         for task in self.tasks:
             task.cancel()
-
-
-async def async_items(
-    items: Iterable[str | DOI] | AsyncIterable[str | DOI],
-) -> AsyncIterator[str | DOI]:
-    """The items of a sync or an async iterable, as an async iterator."""
-    if isinstance(items, AsyncIterable):
-        async for item in items:
-            yield item
-    else:
-        for item in items:
-            yield item

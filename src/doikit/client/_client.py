@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, Self, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, cast, overload
 
 import httpx
 
@@ -39,7 +40,7 @@ from doikit.handle.resolution import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
+    from collections.abc import AsyncIterator, Sequence
     from types import TracebackType
 
     from doikit.client._cache import Cache
@@ -54,6 +55,7 @@ NATIVE_CONCURRENCY: Final = 4096
 # What a metadata request is for, as its errors say: the proxy only redirects it, to the
 # RA's metadata service or to the landing page.
 _METADATA: Final = "getting the metadata of"
+_END: Final = object()  # the end of resolve_many's input
 
 TextFormat = Literal["bibtex", "citation", "rdf-xml", "ris", "turtle"]
 MetadataFormat = Literal["bibtex", "citation", "csl-json", "rdf-xml", "ris", "turtle"]
@@ -517,7 +519,7 @@ class AsyncClient(BaseClient):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         # Imported here: the batches build on this module's Resolved.
-        from doikit.client._batch import Batch, async_items  # noqa: PLC0415
+        from doikit.client._batch import Batch  # noqa: PLC0415
 
         batch: Batch
         if self.native is not None:  # names started without a task each
@@ -526,10 +528,19 @@ class AsyncClient(BaseClient):
             batch = NativeBatch(self, types, indexes, ordered=ordered)
         else:
             batch = Batch(self, types, indexes, ordered=ordered)
+        # A sync iterable is read without an async step per name.
+        stream = aiter(dois) if isinstance(dois, AsyncIterable) else None
+        source = iter(dois) if isinstance(dois, Iterable) and stream is None else None
         try:
             index = 0
-            async for text in async_items(dois):
-                for item in batch.add(index, text):
+            while True:
+                if source is not None:
+                    text: str | DOI | object = next(source, _END)
+                else:
+                    text = await anext(stream, _END)  # type: ignore[arg-type]
+                if text is _END:
+                    break
+                for item in batch.add(index, cast("str | DOI", text)):
                     yield item
                 index += 1
                 # In order, the items done behind a slow one wait in `held`: read no
@@ -538,8 +549,10 @@ class AsyncClient(BaseClient):
                     batch.finished
                     or batch.running >= concurrency
                     or len(batch.held) + batch.running >= 4 * concurrency
+                    or (batch.running and batch.full())
                 ):
-                    for item in await batch.next_done():
+                    done = batch.take() if batch.finished else await batch.next_done()
+                    for item in done:
                         yield item
             while batch.running or batch.finished:
                 for item in await batch.next_done():

@@ -298,6 +298,14 @@ class AsyncNativeResolver(_Driver):
             await self._http.aclose()
             self._http = None
 
+    def saturated(self) -> bool:
+        """Whether *per_server* questions already wait for a server's turn: a batch
+        starts no more names until one is answered (what waits holds its request)."""
+        waiting = 0
+        for lane in self._lanes.values():
+            waiting += lane.waiting_turn
+        return waiting >= self.per_server
+
     async def resolve(
         self, handle: str, types: tuple[str, ...] = (), indexes: tuple[int, ...] = ()
     ) -> HandleRecord:
@@ -457,7 +465,7 @@ class AsyncNativeResolver(_Driver):
                 return Failure("the client was closed")
             return silent(len(UDP_WAITS), time.monotonic() - (deadline - self.timeout))
         record = read_answer(unit)
-        if record is not None and self.core.express_answer(express, record):
+        if record is not None and self.core.express_answer(express, record, unit):
             return record
         return decoded(unit)
 

@@ -66,6 +66,9 @@ class NativeBatch(Batch):
             self.finished.append(Resolved(index, text, record, None))
         self.wake.set()
 
+    def full(self) -> bool:
+        return self.native.saturated()
+
     def cancel(self) -> None:
         self.owner.close()
 

@@ -123,7 +123,8 @@ class UdpLane:
     """One UDP socket for every question in flight, at most *per_server* of them to one
     server (the others wait their turn in order): answers go to the question whose id and
     server they match (multi-packet answers reassembled first), every datagram waiting on
-    the socket read in one wake-up of the loop, and one timer for all the retries."""
+    the socket read in one wake-up of the loop (the questions their answers make room for
+    sent after them, together), and one timer for all the retries."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, per_server: int) -> None:
         self.loop = loop
@@ -134,6 +135,8 @@ class UdpLane:
         self.waiting: dict[int, Ask] = {}
         self.busy: dict[tuple[str, int], int] = {}
         self.queued: dict[tuple[str, int], collections.deque[Ask]] = {}
+        self.waiting_turn = 0  # questions in `queued`, every server
+        self.held: list[Ask] | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = 0.0
         self.reassembler = UdpReassembler(max_pending=4096, max_pending_bytes=64 << 20)
@@ -147,6 +150,7 @@ class UdpLane:
             if queue is None:
                 queue = self.queued[address] = collections.deque()
             queue.append(ask)
+            self.waiting_turn += 1
             return
         self.busy[address] = busy + 1
         if not self._start(ask):
@@ -159,6 +163,7 @@ class UdpLane:
         queue = self.queued.get(ask.address)
         if queue is not None and ask in queue:
             queue.remove(ask)
+            self.waiting_turn -= 1
             if not queue:
                 del self.queued[ask.address]
             ask.due = -1
@@ -183,8 +188,11 @@ class UdpLane:
         return True
 
     def _send(self, ask: Ask, due: float) -> None:
-        for packet in ask.packets:
-            self.send(packet, ask.address)
+        if self.held is not None:
+            self.held.append(ask)
+        else:
+            for packet in ask.packets:
+                self.send(packet, ask.address)
         ask.due = due
         if self.timer is None or due < self.timer_at:
             if self.timer is not None:
@@ -221,6 +229,7 @@ class UdpLane:
         late = []
         while queue:
             follower = queue.popleft()
+            self.waiting_turn -= 1
             if not queue:
                 del self.queued[address]
             if self._start(follower):
@@ -243,14 +252,24 @@ class UdpLane:
     def readable(self, sock: socket.socket) -> None:
         """Read every datagram waiting on *sock* (at most :data:`_DRAIN`)."""
         receive = sock.recvfrom
-        for _ in range(_DRAIN):
-            try:
-                data, addr = receive(_MAX_DATAGRAM)
-            except BlockingIOError:
-                return
-            except OSError:  # an ICMP error says nothing of which question
-                continue
-            self.received(data, addr)
+        held: list[Ask] = []
+        self.held = held  # what the answers free is sent after them, together
+        try:
+            for _ in range(_DRAIN):
+                try:
+                    data, addr = receive(_MAX_DATAGRAM)
+                except BlockingIOError:
+                    return
+                except OSError:  # an ICMP error says nothing of which question
+                    continue
+                self.received(data, addr)
+        finally:
+            self.held = None
+            send = self.send
+            for ask in held:
+                if ask.due >= 0:
+                    for packet in ask.packets:
+                        send(packet, ask.address)
 
     def received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
         """Give *data*, a datagram from *addr*, to the question it answers."""
@@ -283,6 +302,7 @@ class UdpLane:
         waiting = list(self.waiting.values())
         queued = [ask for queue in self.queued.values() for ask in queue]
         self.queued.clear()
+        self.waiting_turn = 0
         for ask in waiting:
             if ask.due >= 0:
                 self._finish(ask, None)

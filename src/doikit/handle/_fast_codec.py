@@ -11,9 +11,11 @@ and the empty credential after it are the template's.
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from typing import TYPE_CHECKING, Final
 
+from doikit._doi import _SPEEDUPS
 from doikit.handle._native_values import TTL_RELATIVE, data_from_wire
 from doikit.handle._values import Data, HandleRecord, HandleValue, Reference
 from doikit.handle._wire import UDP_PAYLOAD, encode
@@ -22,6 +24,8 @@ from doikit.handle._wire_messages import ResolutionRequest
 from doikit.handle._wire_primitives import MAX_ARRAY_SIZE, MAX_HANDLE_LENGTH, MAX_HANDLE_VALUES
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from doikit.handle._resolver import Express
 
 # envelope (20) and header (24): major minor flags suggestMinor session request sequence
@@ -94,11 +98,31 @@ def _template(empty: bytes) -> tuple[bytes, bytes, bytes, int, int]:
 def read_answer(unit: bytes) -> HandleRecord | None:
     """The record a plain resolution answer carries (op 1, rc 1, no request digest, no
     credential, no encryption), as ``HandleRecord(m.handle, m.values)`` of ``m =
-    decode(unit)``; ``None`` for any other message, or one the codec must judge."""
+    decode(unit)``; ``None`` for any other message, or one the codec must judge. Read by
+    the C accelerator when it is built (:func:`_read` is the reference)."""
     try:
-        return _read(unit)
+        return _READER(unit)
     except (IndexError, struct.error, UnicodeDecodeError):
         return None
+
+
+def _accelerated() -> Callable[[bytes], HandleRecord | None] | None:
+    """The C reader of :func:`_read`, configured with the classes it builds; ``None`` in
+    the pure-Python build, or when the classes are not frozen slots dataclasses without
+    ``__post_init__`` (the C reader writes their slots as their ``__init__`` would)."""
+    speedups = _SPEEDUPS
+    if speedups is None:
+        return None
+    made = (HandleValue, HandleRecord, Reference)
+    if any(hasattr(cls, "__post_init__") for cls in made):
+        return None
+    names = [tuple(field.name for field in dataclasses.fields(cls)) for cls in made]
+    speedups.configure_answers(
+        HandleValue, names[0], HandleRecord, names[1], Reference, names[2],
+        data_from_wire, _PERMISSIONS, int(OpFlag.REQUEST_DIGEST),
+    )  # fmt: skip
+    reader: Callable[[bytes], HandleRecord | None] = speedups.read_answer
+    return reader
 
 
 def _read(unit: bytes) -> HandleRecord | None:
@@ -171,5 +195,7 @@ def _read(unit: bytes) -> HandleRecord | None:
         return None  # a credential, or bytes after the body: the codec's
     return HandleRecord(handle, tuple(values))
 
+
+_READER: Final = _accelerated() or _read
 
 __all__ = ["RequestTemplates", "read_answer"]

@@ -15,11 +15,13 @@ if TYPE_CHECKING:
 
 class Cache:
     """Answers and service sites until their TTLs end (and "not found" for the resolver's
-    negative TTL); at most *answers* and *services* entries, the oldest dropped first."""
+    negative TTL); at most *answers* and *services* entries, the oldest dropped first. An
+    answer is a record, the bytes of the message it is read from again on a hit, or the
+    "not found" message."""
 
     def __init__(self, clock: Callable[[], float], answers: int, services: int) -> None:
         self.clock = clock
-        self.answers: collections.OrderedDict[object, tuple[float, HandleRecord | str]] = (
+        self.answers: collections.OrderedDict[object, tuple[float, HandleRecord | bytes | str]] = (
             collections.OrderedDict()
         )
         self.services: collections.OrderedDict[str, tuple[float, tuple[SiteInfo, ...]]] = (
@@ -28,7 +30,7 @@ class Cache:
         self.max_answers = answers
         self.max_services = services
 
-    def answer(self, key: object) -> HandleRecord | str | None:
+    def answer(self, key: object) -> HandleRecord | bytes | str | None:
         hit = self.answers.get(key)
         if hit is None:
             return None
@@ -37,13 +39,15 @@ class Cache:
             return None
         return hit[1]
 
-    def keep_answer(self, key: object, ttl: float, answer: HandleRecord | str) -> None:
+    def keep_answer(self, key: object, ttl: float, answer: HandleRecord | bytes | str) -> None:
         if ttl <= 0 or self.max_answers <= 0:
             return
-        self.answers[key] = (self.clock() + ttl, answer)
-        self.answers.move_to_end(key)
-        while len(self.answers) > self.max_answers:
-            self.answers.popitem(last=False)
+        answers = self.answers
+        if key in answers:
+            answers.move_to_end(key)
+        answers[key] = (self.clock() + ttl, answer)
+        while len(answers) > self.max_answers:
+            answers.popitem(last=False)
 
     def sites(self, handle: str) -> tuple[SiteInfo, ...] | None:
         hit = self.services.get(handle)

@@ -20,6 +20,7 @@
  *   bulk.c    the bulk loop (parse_many, normalize_many)
  *   helper.c  the bulk loop's helper thread and its atomics
  *   arrow.c   the Arrow reader (arrow_many)
+ *   answer.c  the native client's common answer (read_answer)
  */
 #include "speedups.h"
 
@@ -127,6 +128,13 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("arrow_many(validity, offsets, data, offset, length, wide, key, /)\n--\n\n"
                "The names (or keys) of an Arrow string array's buffers, as the buffers of a "
                "new one: (validity, offsets, data, null count).")},
+    {"read_answer", dk_read_answer, METH_O,
+     PyDoc_STR("read_answer(unit, /)\n--\n\n"
+               "The HandleRecord of a plain resolution answer, or None "
+               "(doikit.handle._fast_codec).")},
+    {"configure_answers", dk_configure_answers, METH_VARARGS,
+     PyDoc_STR("configure_answers(value, names, record, names, reference, names, "
+               "data_from_wire, permissions, request_digest): the classes (internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

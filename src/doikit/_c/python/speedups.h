@@ -45,4 +45,8 @@ PyObject *dk_normalize_many(PyObject *module, PyObject *args);
 /* arrow.c: arrow_many */
 PyObject *dk_arrow_many(PyObject *module, PyObject *args);
 
+/* answer.c: the native client's common answer (doikit.handle._fast_codec) */
+PyObject *dk_configure_answers(PyObject *module, PyObject *args);
+PyObject *dk_read_answer(PyObject *module, PyObject *unit);
+
 #endif
