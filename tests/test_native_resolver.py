@@ -452,6 +452,7 @@ class HoldingRoot:
         self.port = int(self.sock.getsockname()[1])
         self.site = _one_server(self.port, None)
         self.most = 0
+        self.asked: list[str] = []  # the handles of the resolution requests answered
         self.stopped = False
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
@@ -463,6 +464,7 @@ class HoldingRoot:
             return encode(SiteInfoResponse(site=self.site, request_id=request.request_id))
         assert isinstance(request, ResolutionRequest)
         handle = request.handle
+        self.asked.append(handle)
         value = _site_value(self.site) if handle.startswith("0.NA/") else _record(handle)
         answer = ResolutionResponse(handle, (value,), request_id=request.request_id, op_flags=flags)
         return encode(answer)
@@ -834,6 +836,32 @@ def test_the_batch_path_keeps_at_most_per_server_in_flight() -> None:
     finally:
         peer.close()
     assert 40 <= peer.most <= 50
+
+
+def test_the_same_question_in_flight_is_asked_once() -> None:
+    # Twenty askers of one name at once (a batch's, and resolve()'s, one of them cancelled):
+    # one request goes out, and every asker still waiting gets the record.
+    peer = HoldingRoot()
+
+    async def run() -> list[Resolved]:
+        async with AsyncClient(root=f"127.0.0.1:{peer.port}", timeout=30) as c:
+            await c.resolve("10.5555/warm")  # the root's site is known: the express way
+            names = ["10.5555/same"] * 10 + ["10.5555/other"] + ["10.5555/same"] * 9
+            alone = asyncio.ensure_future(c.resolve("10.5555/same"))
+            cancelled = asyncio.ensure_future(c.resolve("10.5555/same"))
+            await asyncio.sleep(0.01)
+            cancelled.cancel()
+            items = [i async for i in c.resolve_many(names, ordered=True)]
+            assert (await alone).handle == "10.5555/same"
+            return items
+
+    try:
+        items = asyncio.run(run())
+    finally:
+        peer.close()
+    assert [item.result.handle for item in items if item.result] == [i.doi for i in items]
+    assert peer.asked.count("10.5555/same") == 1
+    assert peer.asked.count("10.5555/other") == 1
 
 
 def test_leaving_the_batch_early_and_closing() -> None:

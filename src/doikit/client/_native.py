@@ -19,7 +19,7 @@ import dataclasses
 import functools
 import socket
 import time
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import quote
 
 import httpx
@@ -128,6 +128,27 @@ def _first(data: bytes, request_id: int) -> Message | Failure:
 def _settle(future: asyncio.Future[bytes | None], unit: bytes | None) -> None:
     if not future.done():  # not cancelled meanwhile
         future.set_result(unit)
+
+
+def _settle_ask(future: asyncio.Future[bytes | None], _: Ask, unit: bytes | None) -> None:
+    _settle(future, unit)
+
+
+class _Question(Ask):
+    """An express question, and who asked it: the first asker's *user*, *tag* and
+    *owner* (see :meth:`AsyncNativeResolver._ask`), then any that joined it in flight."""
+
+    __slots__ = ("express", "handle", "indexes", "joined", "key", "owner", "tag", "types", "user")
+
+    key: tuple[object, ...]
+    handle: str
+    types: tuple[str, ...]
+    indexes: tuple[int, ...]
+    express: Express
+    user: Callable[[Any, Any], object] | None
+    tag: object
+    owner: Owner | None
+    joined: list[tuple[Callable[[Any, Any], object], object, Owner | None, float]] | None
 
 
 class Owner:
@@ -281,9 +302,8 @@ class AsyncNativeResolver(_Driver):
         self.per_server = per_server
         self._lanes: dict[int, UdpLane] = {}
         self._inflight: dict[tuple[object, ...], asyncio.Future[Reply]] = {}
-        self._asked: dict[
-            tuple[object, ...], tuple[Ask, list[Callable[[bytes | None], object]]]
-        ] = {}
+        self._asked: dict[tuple[object, ...], _Question] = {}
+        self._answered = self._on_answer  # one bound method for every express question
         self._templates = RequestTemplates()
         self._http: httpx.AsyncClient | None = None
         self._opening = asyncio.Lock()
@@ -317,13 +337,12 @@ class AsyncNativeResolver(_Driver):
         first: tuple[Target, Reply] | None = None
         if express is not None:
             future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
-            callback = functools.partial(_settle, future)
-            key = self._ask(handle, types, indexes, express, deadline, callback)
-            if key is not None:
+            question = self._ask(handle, types, indexes, express, deadline, _settle, future, None)
+            if question is not None:
                 try:
                     unit = await future
                 finally:
-                    self._unask(key, callback)
+                    self._unask(question, future)
                 got = self._express_reply(express, unit, deadline)
                 if isinstance(got, HandleRecord):
                     return got
@@ -332,53 +351,33 @@ class AsyncNativeResolver(_Driver):
             self.core.resolution(handle, types, indexes), handle, deadline, first
         )
 
-    def start(
+    def start(  # noqa: PLR0917 - one name of a batch
         self,
         handle: str,
         types: tuple[str, ...],
         indexes: tuple[int, ...],
-        done: Callable[[HandleRecord | Exception], object],
+        done: Callable[[Any, HandleRecord | Exception], object],
         owner: Owner,
+        tag: object = None,
     ) -> None:
         """Resolve *handle* as :meth:`resolve` does, without a task when the express way
-        answers: *done* is called once with the record or the error (from the loop, or at
-        once). What needs more runs as a task of *owner*; once *owner* is closed, nothing
-        more is started for it, and *done* is no longer called."""
+        answers: ``done(tag, got)`` is called once with the record or the error (from the
+        loop, or at once). What needs more runs as a task of *owner*; once *owner* is
+        closed, nothing more is started for it, and *done* is no longer called."""
         try:
             express = self.core.express(handle, types, indexes)
         except Exception as exc:  # noqa: BLE001 - the resolution's error, for done()
-            done(exc)
+            done(tag, exc)
             return
         if isinstance(express, HandleRecord):
-            done(express)
+            done(tag, express)
             return
         deadline = time.monotonic() + self.timeout
-        if express is not None:
-            callback = functools.partial(
-                self._express_done, handle, types, indexes, express, deadline, done, owner
-            )
-            if self._ask(handle, types, indexes, express, deadline, callback) is not None:
-                return
-        self._spawn(handle, types, indexes, deadline, None, done, owner)
-
-    def _express_done(  # noqa: PLR0917 - a callback's bound arguments
-        self,
-        handle: str,
-        types: tuple[str, ...],
-        indexes: tuple[int, ...],
-        express: Express,
-        deadline: float,
-        done: Callable[[HandleRecord | Exception], object],
-        owner: Owner,
-        unit: bytes | None,
-    ) -> None:
-        if owner.closed:
+        if express is not None and self._ask(
+            handle, types, indexes, express, deadline, done, tag, owner
+        ):
             return
-        got = self._express_reply(express, unit, deadline)
-        if isinstance(got, HandleRecord):
-            done(got)
-        else:
-            self._spawn(handle, types, indexes, deadline, (express.target, got), done, owner)
+        self._spawn(handle, types, indexes, deadline, None, functools.partial(done, tag), owner)
 
     def _spawn(  # noqa: PLR0917 - what a resolution's task needs
         self,
@@ -404,24 +403,29 @@ class AsyncNativeResolver(_Driver):
             owner.tasks.add(task)
             task.add_done_callback(owner.tasks.discard)
 
-    def _ask(  # noqa: PLR0917 - the express way of one resolution
+    def _ask(  # noqa: PLR0917 - the express way of one resolution, and who waits for it
         self,
         handle: str,
         types: tuple[str, ...],
         indexes: tuple[int, ...],
         express: Express,
         deadline: float,
-        callback: Callable[[bytes | None], object],
-    ) -> tuple[object, ...] | None:
-        """Send the express way's request (or join the same question in flight); its answer
-        goes to *callback*. The question's key, or ``None`` when it takes the full way (no
-        UDP socket open yet, a request of several datagrams)."""
+        user: Callable[[Any, Any], object],
+        tag: object,
+        owner: Owner | None,
+    ) -> _Question | None:
+        """Send the express way's request (or join the same question in flight). Its
+        answer goes to ``user(tag, unit)`` when *owner* is ``None`` (:meth:`resolve`), and
+        as :meth:`start` says otherwise. The question, or ``None`` when it takes the full
+        way (no UDP socket open yet, a request of several datagrams)."""
         target = express.target
         key = (target.host, target.port, handle, types, indexes)
-        asked = self._asked.get(key)
-        if asked is not None:  # the same question is in flight: asked once
-            asked[1].append(callback)
-            return key
+        question = self._asked.get(key)
+        if question is not None:  # the same question is in flight: asked once
+            if question.joined is None:
+                question.joined = []
+            question.joined.append((user, tag, owner, deadline))
+            return question
         lane = self._lanes.get(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
         if lane is None or lane.closed:
             return None
@@ -429,32 +433,67 @@ class AsyncNativeResolver(_Driver):
         packet = self._templates.request(handle, types, indexes, express, request_id)
         if packet is None:
             return None
-        done = functools.partial(self._answered, key)
-        ask = Ask(
-            (target.host, target.port), [packet], request_id, UDP_WAITS, deadline=deadline,
-            done=done,
+        question = _Question(
+            (target.host, target.port), (packet,), request_id, UDP_WAITS, deadline=deadline,
+            done=self._answered,
         )  # fmt: skip
-        self._asked[key] = (ask, [callback])
-        lane.ask(ask)
-        return key
+        question.key, question.handle, question.types = key, handle, types
+        question.indexes, question.express = indexes, express
+        question.user, question.tag, question.owner = user, tag, owner
+        question.joined = None
+        self._asked[key] = question
+        lane.ask(question)
+        return question
 
-    def _answered(self, key: tuple[object, ...], unit: bytes | None) -> None:
-        asked = self._asked.pop(key, None)
-        if asked is not None:
-            for callback in asked[1]:
-                callback(unit)
+    def _on_answer(self, question: Ask, unit: bytes | None) -> None:
+        """The lane's answer to an express *question* (or ``None``: none came), for each
+        who asked it."""
+        assert isinstance(question, _Question)  # noqa: S101 - the lane's own asks
+        if self._asked.get(question.key) is question:
+            del self._asked[question.key]
+        if question.user is not None:
+            self._deliver(
+                question, question.user, question.tag, question.owner, unit, question.deadline
+            )
+        for user, tag, owner, deadline in question.joined or ():
+            self._deliver(question, user, tag, owner, unit, deadline)
 
-    def _unask(self, key: tuple[object, ...], callback: Callable[[bytes | None], object]) -> None:
-        """*callback* wants no answer (its asker was cancelled): the question is withdrawn
-        when no one else waits for it."""
-        asked = self._asked.get(key)
-        if asked is None or callback not in asked[1]:
+    def _deliver(  # noqa: PLR0917 - one asker of a question
+        self,
+        question: _Question,
+        user: Callable[[Any, Any], object],
+        tag: object,
+        owner: Owner | None,
+        unit: bytes | None,
+        deadline: float,
+    ) -> None:
+        if owner is None:  # resolve(): the bytes, to its future
+            user(tag, unit)
             return
-        asked[1].remove(callback)
-        if not asked[1]:
-            del self._asked[key]
+        if owner.closed:
+            return
+        got = self._express_reply(question.express, unit, deadline)
+        if isinstance(got, HandleRecord):
+            user(tag, got)
+        else:
+            first = (question.express.target, got)
+            done = functools.partial(user, tag)
+            self._spawn(
+                question.handle, question.types, question.indexes, deadline, first, done, owner
+            )
+
+    def _unask(self, question: _Question, tag: object) -> None:
+        """The asker of *tag* wants no answer (it was cancelled): the question is withdrawn
+        when no one else waits for it."""
+        if question.tag is tag:
+            question.user = question.tag = None
+        elif question.joined:
+            question.joined = [asker for asker in question.joined if asker[1] is not tag]
+        if question.user is None and not question.joined:
+            if self._asked.get(question.key) is question:
+                del self._asked[question.key]
             for lane in self._lanes.values():
-                lane.withdraw(asked[0])
+                lane.withdraw(question)
 
     def _express_reply(
         self, express: Express, unit: bytes | None, deadline: float
@@ -563,7 +602,7 @@ class AsyncNativeResolver(_Driver):
         rid = request_id.to_bytes(4, "big")
         packets = [p[:8] + rid + p[12:] for p in encode_datagrams(exchange.request)]
         future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
-        address, done = (target.host, target.port), functools.partial(_settle, future)
+        address, done = (target.host, target.port), functools.partial(_settle_ask, future)
         ask = Ask(address, packets, request_id, exchange.waits, deadline=deadline, done=done)
         lane.ask(ask)
         try:

@@ -9,7 +9,6 @@ window ahead of the oldest unyielded one.
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING
 
 from doikit._errors import DOIError
@@ -41,6 +40,7 @@ class NativeBatch(Batch):
         self.native = client.native
         self.types_t, self.indexes_t = tuple(types), tuple(indexes)
         self.owner = Owner()
+        self._finished = self._done  # one bound method for every name
 
     def add(self, index: int, text: str | DOI) -> list[Resolved]:
         """Start resolving *text*, or return its item at once (invalid, or in the cache)."""
@@ -53,12 +53,13 @@ class NativeBatch(Batch):
         if hit is not None:
             return self._out(Resolved(index, str(text), hit, None))
         self.running += 1
-        done = functools.partial(self._done, index, str(text), key)
-        self.native.start(str(name), self.types_t, self.indexes_t, done, self.owner)
+        tag = (index, str(text), key)
+        self.native.start(str(name), self.types_t, self.indexes_t, self._finished, self.owner, tag)
         return []
 
-    def _done(self, index: int, text: str, key: str, got: HandleRecord | Exception) -> None:
+    def _done(self, tag: tuple[int, str, str], got: HandleRecord | Exception) -> None:
         self.running -= 1
+        index, text, key = tag
         if isinstance(got, Exception):
             self.finished.append(Resolved(index, text, None, got))
         else:

@@ -29,7 +29,7 @@ from doikit.handle import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from doikit.handle import Exchange, Message
 
@@ -95,19 +95,20 @@ def exchange_udp(exchange: Exchange, request: Message, deadline: float) -> Messa
 
 class Ask:
     """One UDP question: its datagrams (request id at bytes 8-11), CNRI's waits, the
-    deadline, and *done*, called once with the answer (envelope + message) or ``None``."""
+    deadline, and *done*, called once as ``done(ask, answer)`` with the answer (envelope +
+    message) or ``None``."""
 
     __slots__ = ("address", "deadline", "done", "due", "packets", "request_id", "tries", "waits")
 
     def __init__(
         self,
         address: tuple[str, int],
-        packets: list[bytes],
+        packets: Sequence[bytes],
         request_id: int,
         waits: tuple[float, ...],
         *,
         deadline: float,
-        done: Callable[[bytes | None], object],
+        done: Callable[[Ask, bytes | None], object],
     ) -> None:
         self.address = address
         self.packets = packets
@@ -243,11 +244,11 @@ class UdpLane:
             else:
                 del self.busy[address]
         for follower in late:
-            follower.done(None)
+            follower.done(follower, None)
 
     def _finish(self, ask: Ask, unit: bytes | None) -> None:
         self._release(ask)
-        ask.done(unit)
+        ask.done(ask, unit)
 
     def readable(self, sock: socket.socket) -> None:
         """Read every datagram waiting on *sock* (at most :data:`_DRAIN`)."""
@@ -308,7 +309,7 @@ class UdpLane:
                 self._finish(ask, None)
         for ask in queued:
             ask.due = -1
-            ask.done(None)
+            ask.done(ask, None)
 
 
 _ENVELOPE_FLAGS: Final = 0xE3  # the flag bits and the suggested major version (§3)
