@@ -68,7 +68,9 @@ class NativeBatch(Batch):
         self.wake.set()
 
     def full(self) -> bool:
-        return self.native.saturated()
+        # Names on the full way (a task each: the first names of a prefix whose service is
+        # not known yet, retries over TCP) count against the same cap.
+        return len(self.owner.tasks) >= self.native.per_server or self.native.saturated()
 
     def cancel(self) -> None:
         self.owner.close()
