@@ -40,6 +40,7 @@ from doikit.handle import (
     PROTOCOL_HTTP,
     PROTOCOL_TCP,
     PROTOCOL_UDP,
+    ROOT_REFRESH,
     UDP_WAITS,
     Exchange,
     Express,
@@ -85,8 +86,13 @@ class _Driver:
         certify: bool,
         negative_ttl: float,
         user_agent: str,
+        root_info: str | None = None,
+        root_refresh: float = ROOT_REFRESH,
     ) -> None:
-        self.core = Resolver(root, certify=certify, negative_ttl=negative_ttl)
+        self.core = Resolver(
+            root, certify=certify, negative_ttl=negative_ttl, root_info=root_info,
+            root_refresh=root_refresh,
+        )  # fmt: skip
         self.timeout = timeout
         self.user_agent = user_agent
 
@@ -175,6 +181,9 @@ class NativeResolver(_Driver):
     :param timeout: seconds for one resolution, every lookup, retry and fallback included.
     :param certify: ask for signed answers and refuse any whose signature does not verify.
     :param negative_ttl: seconds a "not found" is remembered.
+    :param root_info: the published root information to start from (see
+        :class:`~doikit.handle.Resolver`); ``None`` for the copy doikit ships.
+    :param root_refresh: seconds before the root is asked for its sites again (23 hours).
     """
 
     def __init__(
@@ -185,6 +194,8 @@ class NativeResolver(_Driver):
         certify: bool = False,
         negative_ttl: float = NEGATIVE_TTL,
         user_agent: str = "doikit",
+        root_info: str | None = None,
+        root_refresh: float = ROOT_REFRESH,
     ) -> None:
         super().__init__(
             root,
@@ -192,6 +203,8 @@ class NativeResolver(_Driver):
             certify=certify,
             negative_ttl=negative_ttl,
             user_agent=user_agent,
+            root_info=root_info,
+            root_refresh=root_refresh,
         )
         self._http: httpx.Client | None = None
 
@@ -287,6 +300,8 @@ class AsyncNativeResolver(_Driver):
         certify: bool = False,
         negative_ttl: float = NEGATIVE_TTL,
         user_agent: str = "doikit",
+        root_info: str | None = None,
+        root_refresh: float = ROOT_REFRESH,
         per_server: int = PER_SERVER,
     ) -> None:
         super().__init__(
@@ -295,6 +310,8 @@ class AsyncNativeResolver(_Driver):
             certify=certify,
             negative_ttl=negative_ttl,
             user_agent=user_agent,
+            root_info=root_info,
+            root_refresh=root_refresh,
         )
         if per_server < 1:
             msg = "per_server must be at least 1"

@@ -74,6 +74,7 @@ from doikit.handle._protocol import (
 )
 from doikit.handle._resolver import (
     NEGATIVE_TTL,
+    ROOT_REFRESH,
     UDP_WAITS,
     Exchange,
     Express,
@@ -337,6 +338,7 @@ __all__ = [
     "RC_VALUES_NOT_FOUND",
     "RC_VALUE_ALREADY_EXISTS",
     "RESPONSE_CODES",
+    "ROOT_REFRESH",
     "RSAPublicKey",
     "Reference",
     "ReferralResponse",

@@ -49,7 +49,12 @@ from doikit.handle._resolver_cache import Cache
 from doikit.handle._roots import SITE_TYPES, ordered, private_root, root_sites
 from doikit.handle._signatures import signature_problem
 from doikit.handle._values import HandleFormatError, HandleRecord, HandleValue
-from doikit.handle._wire_codes import RC_PREFIX_REFERRAL, RC_SERVICE_REFERRAL, OpFlag
+from doikit.handle._wire_codes import (
+    RC_OUT_OF_DATE_SITE_INFO,
+    RC_PREFIX_REFERRAL,
+    RC_SERVICE_REFERRAL,
+    OpFlag,
+)
 from doikit.handle._wire_messages import (
     ErrorResponse,
     GetSiteInfoRequest,
@@ -89,6 +94,14 @@ EXPIRATION: Final = 43200
 #: The most answers and service records the cache keeps (the oldest go first).
 MAX_ANSWERS: Final = 20_000
 MAX_SERVICES: Final = 10_000
+#: The root handle: its HS_SITE and HS_SERV values are the root sites.
+ROOT_HANDLE: Final = "0.NA/0.NA"
+#: How long root information is used before the root is asked for it again: CNRI's client
+#: refreshes its bootstrap handles when they are 23 hours old.
+ROOT_REFRESH: Final = 23 * 3600.0
+#: After a refresh that found nothing (or a root that said its information is out of date
+#: just after one), the wait before the next.
+ROOT_RETRY: Final = 300.0
 _PROTOCOL_NAMES: Final = {PROTOCOL_UDP: "udp", PROTOCOL_TCP: "tcp", PROTOCOL_HTTP: "http"}
 # What a 303 prefix referral points at (CNRI's DERIVED_PREFIX_SITE_AND_SERVICE_HANDLE_TYPES):
 # the sites of a derived prefix's prefix handle, and service handles holding more of them.
@@ -205,6 +218,11 @@ class Resolver:
         server checking keys held elsewhere keeps them an hour, as CNRI's does).
     :param clock: the time source of the caches (seconds; monotonic).
     :param wall_clock: Unix time, for the expiration every request carries.
+    :param root_info: the published root information to start from, in the form of
+        :mod:`doikit.handle._root_info` (a value of the REST API's JSON a line); ``None``
+        for the copy doikit ships.
+    :param root_refresh: seconds the root sites are used before the root is asked for them
+        again (CNRI's 23 hours; ``math.inf``: never).
     """
 
     def __init__(
@@ -218,8 +236,12 @@ class Resolver:
         max_services: int = MAX_SERVICES,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        root_info: str | None = None,
+        root_refresh: float = ROOT_REFRESH,
     ) -> None:
         self.root_address = root
+        self.root_info = root_info
+        self.root_refresh = root_refresh
         self.certify = certify
         self.negative_ttl = negative_ttl
         self.max_ttl = max_ttl
@@ -227,6 +249,9 @@ class Resolver:
         self.wall_clock = wall_clock
         self.cache = Cache(clock, max_answers, max_services)
         self._root_sites: tuple[SiteInfo, ...] | None = None
+        self._root_due = math.inf  # when the root sites are asked for again
+        self._root_asked = -math.inf  # when the root was last asked for them
+        self._refreshing = False
         self._provisional = private_root(root) if root is not None else None
         self._down: collections.OrderedDict[tuple[str, int, int], float] = collections.OrderedDict()
         self._hosts: dict[object, str] = {}
@@ -236,6 +261,11 @@ class Resolver:
     def _expiration(self) -> int:
         # CNRI's messages expire 12 hours after they are made (AbstractMessage; §4, §19).
         return int(self.wall_clock()) + EXPIRATION
+
+    @property
+    def root_in_use(self) -> tuple[SiteInfo, ...] | None:
+        """The root sites in use (``None`` until a resolution first needs them)."""
+        return self._root_sites
 
     @property
     def root_label(self) -> str:
@@ -396,24 +426,81 @@ class Resolver:
 
     def _root(self) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
         if self._root_sites is not None:
-            return self._root_sites
+            if self._refreshing or self.clock() < self._root_due:
+                return self._root_sites
+            return (yield from self._refresh_root(self._root_sites))
         if self._provisional is None:
-            self._root_sites = root_sites()
-            return self._root_sites
+            return self._found_root(root_sites(self.root_info))
         # A private root: its own site information gives its key and its other interfaces.
+        self._root_asked = self.clock()
+        site = yield from self._site_info((self._provisional,))
+        return self._found_root((site,))
+
+    def _found_root(self, sites: tuple[SiteInfo, ...]) -> tuple[SiteInfo, ...]:
+        self._root_sites = sites
+        self._root_due = self.clock() + self.root_refresh
+        return sites
+
+    def _site_info(self, sites: tuple[SiteInfo, ...]) -> Generator[Exchange, Reply, SiteInfo]:
+        """The site information of the private root, asked of *sites* (GET_SITE_INFO).
+
+        :raises doikit.TransportError: when it does not answer.
+        """
         failures: list[str] = []
-        targets = self._targets((self._provisional,), "/")
         asked = GetSiteInfoRequest("/", expiration=self._expiration())
-        for exchange in self._exchanges(targets, asked):
+        for exchange in self._exchanges(self._targets(sites, "/"), asked):
             reply = yield exchange
             if isinstance(reply, SiteInfoResponse) and reply.site.servers:
-                self._root_sites = (reply.site,)
-                return self._root_sites
+                return reply.site
             failures.append(f"{exchange.target}: {_said(reply)}")
         detail = "; ".join(failures) or "no interface to ask"
         raise TransportError(
             self.root_address or "", f"{self.root_label} does not answer: {detail}"
         )
+
+    def _refresh_root(
+        self, current: tuple[SiteInfo, ...]
+    ) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
+        """The root sites asked of the root again (:data:`ROOT_REFRESH` after they were
+        found, or sooner when a root server said they are out of date): a private root's
+        site information; the published root's ``HS_SITE`` and ``HS_SERV`` values of
+        ``0.NA/0.NA``, asked signed and verified with the keys *current* lists (as CNRI's
+        client asks them certified). What cannot be found, or not verified, leaves
+        *current* in use, asked again after :data:`ROOT_RETRY`."""
+        fresh: tuple[SiteInfo, ...] = ()
+        self._refreshing = True
+        self._root_asked = self.clock()
+        try:
+            if self._provisional is not None:
+                fresh = ((yield from self._site_info(current)),)
+            else:
+                request = ResolutionRequest(
+                    ROOT_HANDLE, (), (*SITE_TYPES, "HS_SERV"),
+                    op_flags=self._flags | OpFlag.CERTIFY, expiration=self._expiration(),
+                )  # fmt: skip
+                reply, _ = yield from self._query(current, request, ROOT_HANDLE, 0, certify=True)
+                if isinstance(reply, ResolutionResponse):
+                    fresh, _ = yield from self._sites_from(reply.values, 0)
+        except (TransportError, HandleServerError, DOINotFound):
+            fresh = ()
+        finally:
+            self._refreshing = False
+        if fresh:
+            return self._found_root(fresh)
+        self._root_due = self.clock() + min(ROOT_RETRY, self.root_refresh)
+        return current
+
+    def _outdated(self, reply: Message, target: Target) -> None:
+        """A root server's answer that says the root sites are out of date (rc 300, or a
+        site serial above the one known; CNRI's ``notifyRootInfoOutdated``): they are asked
+        again at the next need, at most once in :data:`ROOT_RETRY`."""
+        if self._refreshing:
+            return
+        if reply.response_code == RC_OUT_OF_DATE_SITE_INFO or (
+            reply.site_info_serial > target.site.serial_number >= 0
+        ):
+            soon = max(self.clock(), self._root_asked + ROOT_RETRY)
+            self._root_due = min(self._root_due, soon)
 
     def _service(self, handle: str, depth: int) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
         wanted = prefix_handle(handle)
@@ -426,7 +513,7 @@ class Resolver:
     ) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
         """The sites named by the HS_SITE and HS_SERV values of *handle* (a prefix or
         service handle), resolved where *handle* lives, and kept for their TTL."""
-        if handle.upper() == "0.NA/0.NA":
+        if handle.upper() == ROOT_HANDLE:
             return (yield from self._root())
         cached = self.cache.sites(handle)
         if cached is not None:
@@ -481,7 +568,7 @@ class Resolver:
     ) -> Generator[Exchange, Reply, tuple[SiteInfo, ...]]:
         """The derived-prefix sites an ``HS_SERV.PREFIX`` service handle holds (none when it
         cannot be resolved); ``0.NA/0.NA`` stands for the root sites, as in ``HS_SERV``."""
-        if handle.upper() == "0.NA/0.NA":
+        if handle.upper() == ROOT_HANDLE:
             return (yield from self._root())
         kinds = _PREFIX_REFERRAL_TYPES
         reply, _ = yield from self._service_values(handle, kinds, depth, "HS_SERV.PREFIX")
@@ -538,6 +625,8 @@ class Resolver:
                     continue
                 self._mark_up(exchange.target)
                 answered.add(exchange.target.server)
+                if sites is self._root_sites:
+                    self._outdated(reply, exchange.target)
                 if self.certify or certify:
                     self._verify(reply, exchange.target, handle)
                 if isinstance(reply, ReferralResponse) and reply.response_code in (

@@ -26,14 +26,17 @@ if TYPE_CHECKING:
 SITE_TYPES: Final = ("HS_SITE", "HS_SITE.6")
 
 
-def root_sites() -> tuple[SiteInfo, ...]:
+def root_sites(values: str | None = None) -> tuple[SiteInfo, ...]:
     """The root sites of the Global Handle Registry, from the shipped root information
-    (:mod:`doikit.handle._root_info`): the sites of ``0.NA/0.NA`` and of its service
+    (:mod:`doikit.handle._root_info`), or from *values* in its form (one value of the REST
+    API's JSON a line, with its ``handle``): the sites of ``0.NA/0.NA`` and of its service
     handles, each once, primary sites first."""
-    from doikit.handle._root_info import ROOT_VALUES  # noqa: PLC0415 - data, read when used
+    if values is None:
+        from doikit.handle._root_info import ROOT_VALUES  # noqa: PLC0415 - data, read when used
 
+        values = ROOT_VALUES
     seen: dict[bytes, SiteInfo] = {}
-    for line in ROOT_VALUES.splitlines():
+    for line in values.splitlines():
         obj = json.loads(line)
         if obj["type"] in SITE_TYPES:
             raw = data_to_wire(value_from_json(obj).data)
