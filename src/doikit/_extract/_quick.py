@@ -17,7 +17,8 @@ from doikit._extract._pattern import (
     _TRAILING,
     _URN,
 )
-from doikit._extract._run import _SICI_CHECK_BREAK
+from doikit._extract._run import _SICI_CHECK_BREAK, _rejoined
+from doikit._extract._run import _TAG as _TAG_AT
 from doikit._extract._url import _BOUNDARIES, _URL_VIEW_AFTER, _after_doi_path_label, _url_name
 from doikit._hyphens import mended
 
@@ -64,7 +65,11 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     if end < length:
         after = text[end]
         if after not in _QUICK_ENDS and not (
-            after == "," or (after == ";" and (end + 1 == length or text[end + 1] in _QUICK_ENDS))
+            after == ","
+            or (after == ";" and (end + 1 == length or text[end + 1] in _QUICK_ENDS))
+            or (
+                after == "<" and _TAG_AT.match(text, end)
+            )  # an HTML or XML tag ends it (the walk's)
         ):
             return None
         if after == ";" and _SICI_CHECK_BREAK(text, end - 2):
@@ -73,8 +78,8 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     raw = match.group()
     if "\\" in raw:
         return None  # escapes (\\/, \\_) are read by the walk
-    if _LINE_END_AHEAD(text, end):
-        return None  # a DOI broken across lines may go on: the walk decides
+    if _LINE_END_AHEAD(text, end) and (resume is not None or _rejoined(text, end) is not None):
+        return None  # a DOI broken across lines goes on (or a stream's may): the walk joins it
     written = raw.rstrip(_QUICK_TRIM)
     if len(written) <= suffix - start:
         return None  # nothing of the suffix is left

@@ -19,7 +19,7 @@ PROSE: Final = (
         vectors=("66-prose-quotes", "73-prose-html"),
         paths={
             "pattern": ("_pattern._DECIDED_END", "_pattern._ANY_PLAIN"),
-            "quick": ("_quick._QUICK_ENDS",),
+            "quick": ("_quick._QUICK_ENDS", "_run._TAG"),
             "walk": ("_run._STOPS_IN_TEXT", "_run._line_end", "_run._opener"),
         },
     ),
@@ -229,8 +229,8 @@ PROSE: Final = (
         ),
         paths={
             "pattern": ("_pattern._DECIDED_END",),
-            "quick": ("_quick._LINE_END_AHEAD",),
-            "walk": ("_run._line_end", "_run._continues", "_make._make"),
+            "quick": ("_quick._LINE_END_AHEAD", "_run._rejoined"),
+            "walk": ("_run._line_end", "_run._rejoined", "_run._continues", "_make._make"),
         },
     ),
     Rule(

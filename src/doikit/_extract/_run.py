@@ -179,22 +179,34 @@ def _line_end(run: _Run, char: str, at: int, after: int) -> int:  # noqa: ARG001
     text = run.text
     if run.stream and _BLANKS_TO_END(text, at):
         return len(text)  # a stream's next chunk decides whether a line goes on
+    following = _rejoined(text, at, stream=run.stream)
+    if following is None:
+        return at
+    if following < 0:
+        return len(text)  # the next line's first word is not whole yet: wait for it
+    return ~following
+
+
+def _rejoined(text: str, at: int, *, stream: bool = False) -> int | None:
+    """Where the line after the break at *at* goes on with the DOI before it (rule:
+    line-break-rejoined; see :func:`_line_end`), or ``None`` when the DOI ends at *at*; in
+    a stream, -1 when the next line's first word is not whole yet."""
     last = text[at - 1]
     if (
         last not in _JOINS_AFTER
         and not (last.isalnum() and _BREAK_THEN_DOT(text, at))
         and not (last == ";" and _SICI_CHECK_BREAK(text, at - 3))
     ):
-        return at
+        return None
     line_break = _LINE_BREAK.match(text, at)
     if line_break is None or line_break.end() == len(text):
-        return at
+        return None
     following = line_break.end()
-    if run.stream and _WORD_TO_END(text, following):
-        return len(text)  # the next line's first word is not whole yet: wait for it
+    if stream and _WORD_TO_END(text, following):
+        return -1
     if not _continues(text, last, following):
-        return at
-    return ~following
+        return None
+    return following
 
 
 def _opener(run: _Run, char: str, at: int, after: int) -> int:
