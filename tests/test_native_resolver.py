@@ -29,6 +29,7 @@ from doikit.handle import (
     PROTOCOL_HTTP,
     PROTOCOL_TCP,
     PROTOCOL_UDP,
+    Express,
     GetSiteInfoRequest,
     HandleRecord,
     HandleValue,
@@ -38,6 +39,7 @@ from doikit.handle import (
     RequestTemplates,
     ResolutionRequest,
     ResolutionResponse,
+    Resolver,
     ServerInfo,
     SiteInfo,
     SiteInfoResponse,
@@ -45,16 +47,12 @@ from doikit.handle import (
     decode,
     encode,
     encode_datagrams,
-    read_answer,
-    site_to_bytes,
-    values_to_json,
-)
-from doikit.handle._resolver import (
-    Express,
-    Resolver,
     prefix_handle,
+    read_answer,
     root_sites,
     signature_problem,
+    site_to_bytes,
+    values_to_json,
 )
 from doikit.server import Row, open_store
 from test_native_server import udp

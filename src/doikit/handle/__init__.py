@@ -8,6 +8,18 @@ Pure and standard-library only: the server writes these shapes and the clients r
 '{"responseCode":1,"handle":"10.1000/1","values":[{"index":1,"type":"URL","data":{"format":"string","value":"https://www.doi.org/"},"ttl":86400}]}'
 """
 
+from doikit.handle._exchange import (
+    NEGATIVE_TTL,
+    ROOT_REFRESH,
+    UDP_WAITS,
+    Exchange,
+    Express,
+    Failure,
+    Reply,
+    Resolution,
+    Target,
+    prefix_handle,
+)
 from doikit.handle._fast_codec import RequestTemplates, read_answer
 from doikit.handle._locations import (
     Location,
@@ -72,19 +84,7 @@ from doikit.handle._protocol import (
     record_body,
     success_body,
 )
-from doikit.handle._resolver import (
-    NEGATIVE_TTL,
-    ROOT_REFRESH,
-    UDP_WAITS,
-    Exchange,
-    Express,
-    Failure,
-    Reply,
-    Resolution,
-    Resolver,
-    Target,
-    prefix_handle,
-)
+from doikit.handle._resolver import Resolver
 from doikit.handle._roots import private_root, root_sites
 from doikit.handle._signatures import signature_error, signature_problem
 from doikit.handle._values import (

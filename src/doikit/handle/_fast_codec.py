@@ -26,7 +26,7 @@ from doikit.handle._wire_primitives import MAX_ARRAY_SIZE, MAX_HANDLE_LENGTH, MA
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from doikit.handle._resolver import Express
+    from doikit.handle._exchange import Express
 
 # envelope (20) and header (24): major minor flags suggestMinor session request sequence
 # length | op rc opFlags serial recursion reserved expiration bodyLength
