@@ -336,12 +336,14 @@ class AsyncNativeResolver(_Driver):
             self._http = None
 
     def saturated(self) -> bool:
-        """Whether *per_server* questions already wait for a server's turn: a batch
-        starts no more names until one is answered (what waits holds its request)."""
-        waiting = 0
+        """Whether *per_server* questions for each server in use already wait for a
+        server's turn: a batch starts no more names until one is answered (what waits holds
+        its request; names for the other servers still go out while one is busy)."""
+        waiting = servers = 0
         for lane in self._lanes.values():
             waiting += lane.waiting_turn
-        return waiting >= self.per_server
+            servers += len(lane.busy)
+        return waiting >= self.per_server * max(1, servers)
 
     async def resolve(
         self, handle: str, types: tuple[str, ...] = (), indexes: tuple[int, ...] = ()
