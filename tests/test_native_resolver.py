@@ -879,3 +879,21 @@ def test_leaving_the_batch_early_and_closing() -> None:
         asyncio.run(run())
     finally:
         peer.close()
+
+
+def test_request_ids_are_random_and_a_forked_child_draws_its_own() -> None:
+    from doikit.client._native_udp import new_id  # noqa: PLC0415 - the lane's own ids
+
+    ids = [new_id() for _ in range(3000)]  # more than one draw of 1,024
+    assert all(0 < i < 2**31 for i in ids)
+    assert len(set(ids)) > 2990
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, to the parent
+        os.write(write, json.dumps([new_id() for _ in range(8)]).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as pipe:
+        child = json.loads(pipe.read())
+    assert child != [new_id() for _ in range(8)]  # not the parent's buffered ones

@@ -14,8 +14,9 @@ import asyncio
 import collections
 import contextlib
 import functools
-import secrets
+import os
 import socket
+import struct
 import time
 from typing import TYPE_CHECKING, Final
 
@@ -38,10 +39,26 @@ _RECEIVE_BUFFER: Final = 4 << 20
 _DRAIN: Final = 1024  # datagrams read in one wake-up of the loop, at most
 
 
-def new_id() -> int:
-    """A request id: random, positive, 31 bits, as CNRI's ``abs(random int)`` — one a
-    host off the path cannot guess to answer in the server's place."""
-    return secrets.randbits(31) or 1
+class _Ids:
+    """Request ids: random, positive, 31 bits, as CNRI's ``abs(random int)`` — ones a
+    host off the path cannot guess to answer in the server's place. Drawn from the
+    operating system's generator 1,024 at a time (one system call, not one per request);
+    a forked child draws its own."""
+
+    _BATCH: Final = 1024
+
+    def __init__(self) -> None:
+        self._left: list[int] = []
+        os.register_at_fork(after_in_child=self._left.clear)
+
+    def __call__(self) -> int:
+        left = self._left
+        if not left:
+            left.extend(struct.unpack(f">{self._BATCH}I", os.urandom(4 * self._BATCH)))
+        return (left.pop() & 0x7FFFFFFF) or 1
+
+
+new_id: Final = _Ids()
 
 
 def decoded(unit: bytes) -> Message | Failure:

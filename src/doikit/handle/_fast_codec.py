@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 _HEAD: Final = struct.Struct(">BBBBIIIiIIIhBBII")
 _VALUE: Final = struct.Struct(">iiBiBi")  # index timestamp ttlType ttl permissions typeLength
 _I32: Final = struct.Struct(">i")
+_U32S: Final = struct.Struct(">III")
 _PERMISSIONS: Final = tuple(format(bits, "04b") for bits in range(16))
 _RC_SUCCESS: Final = 1
 _TEMPLATES: Final = 64  # (types, indexes, flags, version) kept; a batch uses one
@@ -76,13 +77,9 @@ class RequestTemplates:
         return b"".join(
             (
                 head,
-                request_id.to_bytes(4, "big"),
-                b"\0\0\0\0",  # sequence
-                (length + n).to_bytes(4, "big"),
+                _U32S.pack(request_id, 0, length + n),  # request id, sequence, length
                 middle,
-                express.expiration.to_bytes(4, "big"),
-                (body + n).to_bytes(4, "big"),
-                n.to_bytes(4, "big"),
+                _U32S.pack(express.expiration, body + n, n),  # expiration, body length, n
                 name,
                 tail,
             )
