@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from doikit.server import create_app
 from doikit.server.stores._sqlite import SQLiteStore
+from test_resolve_many import lifespan
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -49,20 +50,10 @@ class CountingStore(SQLiteStore):
 @contextlib.asynccontextmanager
 async def served(app: Any) -> AsyncIterator[httpx.AsyncClient]:
     """A client of *app* in process, with the app's lifespan run around it."""
-    inbox: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-    outbox: asyncio.Queue[dict[str, str]] = asyncio.Queue()
-    scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
-    task = asyncio.create_task(app(scope, inbox.get, outbox.put))
-    await inbox.put({"type": "lifespan.startup"})
-    assert (await outbox.get())["type"] == "lifespan.startup.complete"
-    try:
+    async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://doikit.test") as client:
             yield client
-    finally:
-        await inbox.put({"type": "lifespan.shutdown"})
-        assert (await outbox.get())["type"] == "lifespan.shutdown.complete"
-        await task
 
 
 def _starlette(app: object) -> Starlette:
