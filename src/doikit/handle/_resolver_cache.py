@@ -4,13 +4,46 @@ bounded (:class:`~doikit.handle.Resolver` decides what is kept, and for how long
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from doikit.handle._native_site import SiteInfo
     from doikit.handle._values import HandleRecord
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Timed(collections.OrderedDict[K, tuple[float, V]], Generic[K, V]):
+    """Values until their TTLs end, each with the time it ends; at most *most* of them, the
+    oldest kept dropped first."""
+
+    def __init__(self, clock: Callable[[], float], most: int) -> None:
+        super().__init__()
+        self.clock = clock
+        self.most = most
+
+    def live(self, key: K) -> V | None:
+        """The value of *key*, or ``None`` when there is none or its TTL has ended."""
+        hit = self.get(key)
+        if hit is None:
+            return None
+        if hit[0] <= self.clock():
+            del self[key]
+            return None
+        return hit[1]
+
+    def keep(self, key: K, ttl: float, value: V) -> None:
+        """Keep *value* for *ttl* seconds (not at all for none), as the newest."""
+        if ttl <= 0 or self.most <= 0:
+            return
+        if key in self:
+            self.move_to_end(key)
+        self[key] = (self.clock() + ttl, value)
+        while len(self) > self.most:
+            self.popitem(last=False)
 
 
 class Cache:
@@ -20,48 +53,17 @@ class Cache:
     "not found" message."""
 
     def __init__(self, clock: Callable[[], float], answers: int, services: int) -> None:
-        self.clock = clock
-        self.answers: collections.OrderedDict[object, tuple[float, HandleRecord | bytes | str]] = (
-            collections.OrderedDict()
-        )
-        self.services: collections.OrderedDict[str, tuple[float, tuple[SiteInfo, ...]]] = (
-            collections.OrderedDict()
-        )
-        self.max_answers = answers
-        self.max_services = services
+        self.answers: Timed[object, HandleRecord | bytes | str] = Timed(clock, answers)
+        self.services: Timed[str, tuple[SiteInfo, ...]] = Timed(clock, services)
 
     def answer(self, key: object) -> HandleRecord | bytes | str | None:
-        hit = self.answers.get(key)
-        if hit is None:
-            return None
-        if hit[0] <= self.clock():
-            del self.answers[key]
-            return None
-        return hit[1]
+        return self.answers.live(key)
 
     def keep_answer(self, key: object, ttl: float, answer: HandleRecord | bytes | str) -> None:
-        if ttl <= 0 or self.max_answers <= 0:
-            return
-        answers = self.answers
-        if key in answers:
-            answers.move_to_end(key)
-        answers[key] = (self.clock() + ttl, answer)
-        while len(answers) > self.max_answers:
-            answers.popitem(last=False)
+        self.answers.keep(key, ttl, answer)
 
     def sites(self, handle: str) -> tuple[SiteInfo, ...] | None:
-        hit = self.services.get(handle)
-        if hit is None:
-            return None
-        if hit[0] <= self.clock():
-            del self.services[handle]
-            return None
-        return hit[1]
+        return self.services.live(handle)
 
     def keep_sites(self, handle: str, ttl: float, sites: tuple[SiteInfo, ...]) -> None:
-        if ttl <= 0 or self.max_services <= 0:
-            return
-        self.services[handle] = (self.clock() + ttl, sites)
-        self.services.move_to_end(handle)
-        while len(self.services) > self.max_services:
-            self.services.popitem(last=False)
+        self.services.keep(handle, ttl, sites)
