@@ -664,13 +664,7 @@ def _version(site: SiteInfo) -> tuple[int, int]:
 
 
 def _ttl(values: tuple[HandleValue, ...]) -> float:
-    least: int | None = None
-    for value in values:
-        ttl = value.ttl
-        seconds = ttl if type(ttl) is int else value.ttl_seconds()
-        if least is None or seconds < least:
-            least = seconds
-    return float(least or 0)
+    return float(min((v.ttl_seconds() for v in values), default=0))
 
 
 def _said(reply: Reply) -> str:
