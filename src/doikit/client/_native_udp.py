@@ -153,11 +153,15 @@ class UdpLane:
         self.waiting: dict[int, Ask] = {}
         self.busy: dict[tuple[str, int], int] = {}
         self.queued: dict[tuple[str, int], collections.deque[Ask]] = {}
-        self.waiting_turn = 0  # questions in `queued`, every server
         self.held: list[Ask] | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = 0.0
         self.reassembler = UdpReassembler(max_pending=4096, max_pending_bytes=64 << 20)
+
+    @property
+    def waiting_turn(self) -> int:
+        """How many questions wait for a server's turn, every server."""
+        return sum(map(len, self.queued.values()))
 
     def ask(self, ask: Ask) -> None:
         """Send *ask* now, or when its server has a free slot."""
@@ -168,7 +172,6 @@ class UdpLane:
             if queue is None:
                 queue = self.queued[address] = collections.deque()
             queue.append(ask)
-            self.waiting_turn += 1
             return
         self.busy[address] = busy + 1
         if not self._start(ask):
@@ -181,7 +184,6 @@ class UdpLane:
         queue = self.queued.get(ask.address)
         if queue is not None and ask in queue:
             queue.remove(ask)
-            self.waiting_turn -= 1
             if not queue:
                 del self.queued[ask.address]
             ask.due = -1
@@ -209,8 +211,7 @@ class UdpLane:
         if self.held is not None:
             self.held.append(ask)
         else:
-            for packet in ask.packets:
-                self.send(packet, ask.address)
+            self._transmit(ask)
         ask.due = due
         if self.timer is None or due < self.timer_at:
             if self.timer is not None:
@@ -247,7 +248,6 @@ class UdpLane:
         late = []
         while queue:
             follower = queue.popleft()
-            self.waiting_turn -= 1
             if not queue:
                 del self.queued[address]
             if self._start(follower):
@@ -283,11 +283,13 @@ class UdpLane:
                 self.received(data, addr)
         finally:
             self.held = None
-            send = self.send
             for ask in held:
                 if ask.due >= 0:
-                    for packet in ask.packets:
-                        send(packet, ask.address)
+                    self._transmit(ask)
+
+    def _transmit(self, ask: Ask) -> None:
+        for packet in ask.packets:
+            self.send(packet, ask.address)
 
     def received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
         """Give *data*, a datagram from *addr*, to the question it answers."""
@@ -320,7 +322,6 @@ class UdpLane:
         waiting = list(self.waiting.values())
         queued = [ask for queue in self.queued.values() for ask in queue]
         self.queued.clear()
-        self.waiting_turn = 0
         for ask in waiting:
             if ask.due >= 0:
                 self._finish(ask, None)
