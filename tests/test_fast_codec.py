@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from doikit._doi import _SPEEDUPS
 from doikit.handle import HandleRecord, HandleValue, Reference
-from doikit.handle._fast_codec import _READER, _accelerated, _read
+from doikit.handle._fast_codec import _CODES, _READER, _accelerated, _read
 from doikit.handle._wire import encode
 from doikit.handle._wire_messages import ResolutionResponse
 from test_native_resolver import _answers, _full
@@ -124,12 +124,12 @@ def test_configure_refuses_what_it_cannot_build() -> None:
     with pytest.raises(TypeError, match="not a slot"):
         _SPEEDUPS.configure_answers(  # type: ignore[union-attr]
             HandleValue, value_names, HandleRecord, record_names, Plain, names,
-            _raw, tuple(format(b, "04b") for b in range(16)), 0x00800000,
+            _raw, tuple(format(b, "04b") for b in range(16)), _CODES,
         )  # fmt: skip
     with pytest.raises(ValueError, match="not the codec"):
         _SPEEDUPS.configure_answers(  # type: ignore[union-attr]
             HandleValue, value_names, HandleRecord, record_names, Reference, names,
-            _raw, ("0000",), 0x00800000,
+            _raw, ("0000",), _CODES,
         )  # fmt: skip
     # A refused configuration leaves the reader unconfigured, not half-configured: it says
     # so until it is configured again, as doikit does on import.

@@ -36,6 +36,11 @@ _I32: Final = struct.Struct(">i")
 _U32S: Final = struct.Struct(">III")
 _PERMISSIONS: Final = tuple(format(bits, "04b") for bits in range(16))
 _RC_SUCCESS: Final = 1
+# What the C reader checks, handed over once (its order is answer.c's)
+_CODES: Final = (
+    OC_RESOLUTION, _RC_SUCCESS, int(OpFlag.REQUEST_DIGEST), TTL_RELATIVE,
+    MAX_HANDLE_LENGTH, MAX_HANDLE_VALUES, MAX_ARRAY_SIZE,
+)  # fmt: skip
 _TEMPLATES: Final = 64  # (types, indexes, flags, version) kept; a batch uses one
 
 
@@ -116,7 +121,7 @@ def _accelerated() -> Callable[[bytes], HandleRecord | None] | None:
     names = [tuple(field.name for field in dataclasses.fields(cls)) for cls in made]
     speedups.configure_answers(
         HandleValue, names[0], HandleRecord, names[1], Reference, names[2],
-        data_from_wire, _PERMISSIONS, int(OpFlag.REQUEST_DIGEST),
+        data_from_wire, _PERMISSIONS, _CODES,
     )  # fmt: skip
     reader: Callable[[bytes], HandleRecord | None] = speedups.read_answer
     return reader

@@ -18,12 +18,6 @@
 #define VALUE_FIELDS 7  /* index type data ttl timestamp permissions references */
 #define RECORD_FIELDS 2 /* handle values */
 #define REFERENCE_FIELDS 2 /* handle index */
-#define MAX_HANDLE_LENGTH 2048
-#define MAX_HANDLE_VALUES 2048
-#define MAX_ARRAY_SIZE 1048576
-#define OC_RESOLUTION 1
-#define RC_SUCCESS 1
-#define TTL_RELATIVE 0
 
 typedef struct {
     PyTypeObject *type;
@@ -34,7 +28,9 @@ static struct {
     Maker value, record, reference;
     PyObject *data_from_wire; /* _native_values.data_from_wire(type, raw) */
     PyObject *permissions;    /* the 16 permission strings, by their 4 bits */
-    unsigned long request_digest; /* OpFlag.REQUEST_DIGEST */
+    /* the codec's numbers, as _fast_codec hands them over (the one place each lives) */
+    unsigned long op_resolution, rc_success, request_digest, ttl_relative;
+    unsigned long max_handle_length, max_handle_values, max_array_size;
     int ready;
 } answers;
 
@@ -91,11 +87,12 @@ dk_configure_answers(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *value, *value_names, *record, *record_names, *reference, *reference_names;
     PyObject *data_from_wire, *permissions;
-    unsigned long request_digest;
-    if (!PyArg_ParseTuple(args, "OO!OO!OO!OO!k:configure_answers", &value, &PyTuple_Type,
-                          &value_names, &record, &PyTuple_Type, &record_names, &reference,
-                          &PyTuple_Type, &reference_names, &data_from_wire, &PyTuple_Type,
-                          &permissions, &request_digest)) {
+    unsigned long codes[7];
+    if (!PyArg_ParseTuple(args, "OO!OO!OO!OO!(kkkkkkk):configure_answers", &value,
+                          &PyTuple_Type, &value_names, &record, &PyTuple_Type, &record_names,
+                          &reference, &PyTuple_Type, &reference_names, &data_from_wire,
+                          &PyTuple_Type, &permissions, &codes[0], &codes[1], &codes[2],
+                          &codes[3], &codes[4], &codes[5], &codes[6])) {
         return NULL;
     }
     if (PyTuple_GET_SIZE(permissions) != 16 || !PyCallable_Check(data_from_wire)) {
@@ -110,7 +107,13 @@ dk_configure_answers(PyObject *Py_UNUSED(module), PyObject *args)
     }
     Py_XSETREF(answers.data_from_wire, Py_NewRef(data_from_wire));
     Py_XSETREF(answers.permissions, Py_NewRef(permissions));
-    answers.request_digest = request_digest;
+    answers.op_resolution = codes[0];
+    answers.rc_success = codes[1];
+    answers.request_digest = codes[2];
+    answers.ttl_relative = codes[3];
+    answers.max_handle_length = codes[4];
+    answers.max_handle_values = codes[5];
+    answers.max_array_size = codes[6];
     answers.ready = 1;
     Py_RETURN_NONE;
 }
@@ -148,7 +151,7 @@ references(const unsigned char *u, Py_ssize_t *at, Py_ssize_t end, PyObject *emp
     if (refs == 0) {
         return Py_NewRef(empty);
     }
-    if (!(0 < refs && refs <= MAX_ARRAY_SIZE) || (Py_ssize_t)refs * 8 > end - *at) {
+    if (!(0 < refs && (unsigned long)refs <= answers.max_array_size) || (Py_ssize_t)refs * 8 > end - *at) {
         return NULL;
     }
     PyObject *listed = PyTuple_New(refs);
@@ -205,7 +208,7 @@ value(const unsigned char *u, Py_ssize_t *at, Py_ssize_t end, PyObject *empty)
     int32_t index = i32(p), timestamp = i32(p + 4), ttl = i32(p + 9), n = i32(p + 14);
     unsigned ttl_type = p[8], permissions = p[13];
     *at += 18;
-    if (ttl_type != TTL_RELATIVE || permissions > 0x0F || n < 0 || *at + (Py_ssize_t)n + 4 > end) {
+    if (ttl_type != answers.ttl_relative || permissions > 0x0F || n < 0 || *at + (Py_ssize_t)n + 4 > end) {
         return NULL; /* an absolute TTL is the codec's to convert */
     }
     PyObject *fields[VALUE_FIELDS] = {NULL};
@@ -258,14 +261,14 @@ record(const unsigned char *u, Py_ssize_t size)
     }
     uint32_t body = u32(u + 40);
     if ((u[2] & ~0x03) || u32(u + 12) != 0 || (Py_ssize_t)i32(u + 16) != size - 20 ||
-        u32(u + 20) != OC_RESOLUTION || u32(u + 24) != RC_SUCCESS ||
+        u32(u + 20) != answers.op_resolution || u32(u + 24) != answers.rc_success ||
         (u32(u + 28) & answers.request_digest) || u[35] != 0 || body > (uint64_t)(size - 44)) {
         return NULL;
     }
     Py_ssize_t end = 44 + (Py_ssize_t)body;
     int32_t n = i32(u + 44);
     Py_ssize_t at = 48 + (Py_ssize_t)n;
-    if (!(0 <= n && n <= MAX_HANDLE_LENGTH) || at + 4 > end) {
+    if (!(0 <= n && (unsigned long)n <= answers.max_handle_length) || at + 4 > end) {
         return NULL;
     }
     PyObject *fields[RECORD_FIELDS];
@@ -275,7 +278,7 @@ record(const unsigned char *u, Py_ssize_t size)
     }
     int32_t count = i32(u + at);
     at += 4;
-    if (!(0 <= count && count <= MAX_HANDLE_VALUES) || (Py_ssize_t)count * 26 > end - at) {
+    if (!(0 <= count && (unsigned long)count <= answers.max_handle_values) || (Py_ssize_t)count * 26 > end - at) {
         Py_DECREF(fields[0]);
         return NULL;
     }
