@@ -17,8 +17,7 @@ from doikit._extract._pattern import (
     _TRAILING,
     _URN,
 )
-from doikit._extract._run import _SICI_CHECK_BREAK, _rejoined
-from doikit._extract._run import _TAG as _TAG_AT
+from doikit._extract._run import _SICI_CHECK_BREAK, _TAG, _rejoined
 from doikit._extract._url import _BOUNDARIES, _URL_VIEW_AFTER, _after_doi_path_label, _url_name
 from doikit._hyphens import mended
 
@@ -67,9 +66,7 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
         if after not in _QUICK_ENDS and not (
             after == ","
             or (after == ";" and (end + 1 == length or text[end + 1] in _QUICK_ENDS))
-            or (
-                after == "<" and _TAG_AT.match(text, end)
-            )  # an HTML or XML tag ends it (the walk's)
+            or (after == "<" and _TAG.match(text, end))  # an HTML or XML tag ends it (the walk's)
         ):
             return None
         if after == ";" and _SICI_CHECK_BREAK(text, end - 2):
