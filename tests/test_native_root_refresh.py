@@ -171,3 +171,26 @@ def test_a_root_that_says_its_information_is_out_of_date_is_asked_for_it() -> No
             assert asked.count("0.NA/0.NA") == 1
     finally:
         peer.close()
+
+
+@pytest.mark.parametrize(
+    ("root_info", "says"),
+    [
+        ("not json", "line 1: not a handle value"),
+        ('{"handle": "0.NA/0.NA"}', "line 1: not a handle value"),
+        ('{"type": "HS_SITE", "data": {"format": "site", "value": {}}}', "line 1"),
+        ('{"handle": "0.NA/0.NA", "index": 1, "type": "DESC", "data": "x"}', "names no site"),
+        ("", "names no site"),
+    ],
+)
+def test_root_information_that_is_not_is_refused_at_once(root_info: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        Resolver(root_info=root_info)
+    with pytest.raises(ValueError, match=says):
+        NativeResolver(root_info=root_info)
+
+
+@pytest.mark.parametrize("refresh", [0, -1, float("nan")])
+def test_a_root_refresh_that_is_no_time_is_refused(refresh: float) -> None:
+    with pytest.raises(ValueError, match="root_refresh must be"):
+        Resolver(root_refresh=refresh)

@@ -126,6 +126,8 @@ class Resolver:
         for the copy doikit ships.
     :param root_refresh: seconds the root sites are used before the root is asked for them
         again (CNRI's 23 hours; ``math.inf``: never).
+    :raises ValueError: for *root_info* that is not root information or names no site, and a
+        *root_refresh* that is not above 0.
     """
 
     def __init__(
@@ -142,6 +144,11 @@ class Resolver:
         root_info: str | None = None,
         root_refresh: float = ROOT_REFRESH,
     ) -> None:
+        if not root_refresh > 0:
+            msg = f"root_refresh must be a number of seconds above 0, not {root_refresh!r}"
+            raise ValueError(msg)
+        if root_info is not None:
+            root_sites(root_info)  # read now, so that what is not root information says so here
         self.root_address = root
         self.root_info = root_info
         self.root_refresh = root_refresh

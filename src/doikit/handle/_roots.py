@@ -30,17 +30,27 @@ def root_sites(values: str | None = None) -> tuple[SiteInfo, ...]:
     """The root sites of the Global Handle Registry, from the shipped root information
     (:mod:`doikit.handle._root_info`), or from *values* in its form (one value of the REST
     API's JSON a line, with its ``handle``): the sites of ``0.NA/0.NA`` and of its service
-    handles, each once, primary sites first."""
+    handles, each once, primary sites first.
+
+    :raises ValueError: for *values* that are not root information, or name no site.
+    """
     if values is None:
         from doikit.handle._root_info import ROOT_VALUES  # noqa: PLC0415 - data, read when used
 
         values = ROOT_VALUES
     seen: dict[bytes, SiteInfo] = {}
-    for line in values.splitlines():
-        obj = json.loads(line)
-        if obj["type"] in SITE_TYPES:
-            raw = data_to_wire(value_from_json(obj).data)
-            seen.setdefault(raw, site_from_bytes(raw))
+    for number, line in enumerate(values.splitlines(), 1):
+        try:
+            obj = json.loads(line)
+            if obj["type"] in SITE_TYPES:
+                raw = data_to_wire(value_from_json(obj).data)
+                seen.setdefault(raw, site_from_bytes(raw))
+        except (ValueError, KeyError, TypeError) as exc:  # HandleFormatError is a ValueError
+            msg = f"root information, line {number}: not a handle value with a site ({exc})"
+            raise ValueError(msg) from None
+    if not seen:
+        msg = "root information names no site (no HS_SITE value)"
+        raise ValueError(msg)
     return ordered(seen.values())
 
 
