@@ -18,7 +18,16 @@ from doikit._extract._pattern import (
     _URN,
 )
 from doikit._extract._run import _SICI_CHECK_BREAK, _TAG, _rejoined
-from doikit._extract._url import _BOUNDARIES, _URL_VIEW_AFTER, _after_doi_path_label, _url_name
+from doikit._extract._url import (
+    _BADGE,
+    _BOUNDARIES,
+    _OUP_HOST,
+    _URL_VIEW_AFTER,
+    _after_doi_path_label,
+    _in_url,
+    _token_start,
+    _url_name,
+)
 from doikit._hyphens import mended
 
 # What, right before a candidate of the common shape (which the pattern has found not glued
@@ -53,14 +62,15 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
             if before == ":":
                 if text[start - 8 : start].lower() == _URN or _after_doi_path_label(text, start):
                     return None  # a URN, or a URL path's '/doi:' (_in_url decides)
-            elif (
-                before != "/"
-                or not _after_resolver(text, start)
-                or _QUICK_URL_ODD(text, start, end)
-            ):
+            elif before == "%":
                 return None
-            else:
+            elif _after_resolver(text, start) or _in_url(text, start):
+                if _QUICK_URL_ODD(text, start, end) or _cut_in_url(text, start):
+                    return None
                 in_url = True
+            elif before == "/" and text[start - 2 : start - 1].isdigit():
+                return None  # a number's path outside a URL: the walk refuses it
+            # (else '/' or '=' outside a URL: the walk reads the name as text)
     if end < length:
         after = text[end]
         if after not in _QUICK_ENDS and not (
@@ -90,6 +100,14 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     return _new_found(
         Found, (valid_doi(mended(_as_letters(name))), start, start + len(written), written)
     )
+
+
+def _cut_in_url(text: str, start: int) -> bool:
+    """Whether the URL a candidate at *start* sits in may have its tail cut by the walk in
+    ways the quick path does not read: a badge's (its image or colour) or an OUP page's
+    (its article number)."""
+    token = _token_start(text, start)
+    return text.find(_BADGE, token, start) >= 0 or text.find(_OUP_HOST, token, start) >= 0
 
 
 def _after_resolver(text: str, start: int) -> bool:
