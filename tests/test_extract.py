@@ -6,6 +6,7 @@ import io
 import itertools
 import re
 import tracemalloc
+from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 import doikit
 from doikit import DOI, Found, _extract
+from doikit._doi import _SPEEDUPS
 from doikit._hyphens import mended
 
 
@@ -295,6 +297,31 @@ EDGES = st.sampled_from(
         " - ",
         "\u2010\n",
         ",2019-01-02,",
+        # issue 30: the quick path in C reads URLs of any host, doi parameters, and asks
+        # the Python rules of the rest (books' chapters, mended names, rejoined lines)
+        "https://academic.oup.com/x/article/doi/",
+        "10.1093/",
+        "/5714742",
+        "|doi=",
+        "a=",
+        "&ids=",
+        "10.1007/",
+        "978-3-540-85064-9",
+        " 8",
+        "s10009-004-0175-4",
+        "10.1002/",
+        "(SICI)1096987X(",
+        "S0168945299001508(",
+        "CO;\n2-P",
+        ".\n1985",
+        "\n.pone",
+        "😀",
+        "ﬁ",
+        "/pdf",
+        "/fulltext",
+        "/full1",
+        ".pdf",
+        "%2E",
     ]
 )
 
@@ -628,3 +655,34 @@ def test_mending_only_puts_hyphens_back_and_is_done_once(name: str) -> None:
         if match is not None and match.lastindex in (None, 1):
             written = match[0].rstrip(_extract._TRAIL_CHARS)
             assert mended(written) == written, (text, written)
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C quick path")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see a=10.1000/abc.def and more",  # after '=', outside a URL
+        "at https://onlinelibrary.wiley.com/doi/10.1111/ene.15027 here",  # a URL of any host
+        "cite |doi=10.2307/2308078 | mr",  # a doi parameter
+        "id=10.1007/s10009-004-0175-4, then",  # a Springer article's name (mended: asked)
+        "ends 10.1000/abc.def.\nnext line",  # a line end that is no break (rejoined: asked)
+        "<a>10.1000/xyz</a>",  # before a tag
+    ],
+)
+def test_the_c_quick_path_decides_the_common_shape(text: str) -> None:
+    """The C scan decides these candidates of the common shape itself: it never hands them
+    to _decide (which would find the same, more slowly)."""
+    assert any(match.lastindex == 2 for match in _extract._candidates().finditer(text))
+    asked: list[str] = []
+
+    def decide(*args: Any) -> Any:
+        asked.append(args[1].group())
+        return _extract._decide(*args)
+
+    assert _SPEEDUPS is not None
+    scan = _SPEEDUPS.Scan(
+        _extract._candidates().finditer, text, 0, None, 0, DOI, Found, decide, _extract._TAIL,
+        _extract._TRAIL_CHARS, _extract._GLUED_FILE_LAST,
+    )  # fmt: skip
+    assert list(scan) == walked(text)
+    assert asked == []

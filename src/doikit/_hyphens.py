@@ -202,6 +202,12 @@ def is_springer_book(name: str) -> bool:
 
 
 _MENDED_FIRST: Final = "(Ss0123456789"
+# Of those, what mended() reads: a suffix that starts with one of _MENDED_ANY, an ISBN's
+# start (_ISBN_STARTS), or a name of these registrants; it leaves every other name as it
+# is (the C quick path, _c/python/quick.c, asks it only about these).
+_MENDED_ANY: Final = "(S"
+_ISBN_STARTS: Final = ("978", "979")
+_MENDED_PREFIXES: Final = frozenset({_WILEY, _APA, *_SPRINGER_PREFIXES})
 
 
 def mended(name: str) -> str:
@@ -211,7 +217,7 @@ def mended(name: str) -> str:
     if first not in _MENDED_FIRST:
         return name  # (most names: a letter first)
     prefix, suffix = name[:slash], name[slash + 1 :]
-    if first in "(S" or (first.isdigit() and prefix == _WILEY):
+    if first in _MENDED_ANY or (first.isdigit() and prefix == _WILEY):
         return f"{prefix}/{_mend_issn(suffix)}"
     if first == "s":
         article = _ARTICLE_LOST_HYPHEN.match(suffix)
@@ -220,7 +226,7 @@ def mended(name: str) -> str:
     elif prefix == _APA:
         if _APA_BOOK_LOST_HYPHEN.match(suffix):
             return f"{prefix}/{suffix[:-3]}-{suffix[-3:]}"
-    elif suffix.startswith(("978", "979")) or (first.isdigit() and prefix == _SPRINGER):
+    elif suffix.startswith(_ISBN_STARTS) or (first.isdigit() and prefix == _SPRINGER):
         isbn = _ISBN_SUFFIX.match(suffix)
         whole = _mend_isbn(isbn[1]) if isbn is not None and "-" in isbn[1] else None
         if whole is not None:

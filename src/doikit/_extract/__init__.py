@@ -47,6 +47,7 @@ from doikit._extract._pattern import _OPENERS as _OPENERS
 from doikit._extract._pattern import _TRAIL_CHARS as _TRAIL_CHARS
 from doikit._extract._pattern import _candidates as _candidates
 from doikit._extract._quick import _QUICK_HEADS as _QUICK_HEADS
+from doikit._extract._quick import _configure_c_quick
 from doikit._extract._run import _BREAK_THEN_DOT as _BREAK_THEN_DOT
 from doikit._extract._run import _ENTITY as _ENTITY
 from doikit._extract._run import _ESCAPED_TAG as _ESCAPED_TAG
@@ -125,6 +126,7 @@ if _SPEEDUPS is None:
     _scan = _scan_python
 else:
     _Scan = _SPEEDUPS.Scan
+    _configure_c_quick(_SPEEDUPS)
 
     def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
         """_scan_python's loop in C (_speedups.Scan), with the same answers."""

@@ -4,7 +4,7 @@ surrounds it; None leaves it to the walk, whose answers it must give (a property
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from doikit._doi import valid_doi
 from doikit._extract._found import Found, _new_found
@@ -17,18 +17,41 @@ from doikit._extract._pattern import (
     _TRAILING,
     _URN,
 )
-from doikit._extract._run import _SICI_CHECK_BREAK, _TAG, _rejoined
+from doikit._extract._run import (
+    _JOINS_AFTER,
+    _SICI_CHECK_BEGUN,
+    _SICI_CHECK_BREAK,
+    _TAG,
+    _rejoined,
+)
 from doikit._extract._url import (
     _BADGE,
     _BOUNDARIES,
+    _DOI_PARAMETER,
+    _DOI_PATH_LABEL,
+    _GLUED_FILE_LAST,
+    _LOOKBACK,
     _OUP_HOST,
+    _PARAMETER_STARTS,
+    _URL_TOKEN,
     _URL_VIEW_AFTER,
+    _VIEWS,
     _after_doi_path_label,
     _in_url,
     _token_start,
     _url_name,
 )
-from doikit._hyphens import mended
+from doikit._hyphens import (
+    _ISBN_STARTS,
+    _MENDED_ANY,
+    _MENDED_FIRST,
+    _MENDED_PREFIXES,
+    _SPRINGER,
+    mended,
+)
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 # What, right before a candidate of the common shape (which the pattern has found not glued
 # to a word, '.', '-' or '_'), leaves the decision to the walk or a closer look: '/', '='
@@ -41,7 +64,8 @@ _QUICK_AFTER_NOT: Final = frozenset("/=:%")
 _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
 
 
-_QUICK_URL_ODD: Final = re.compile(rf"[?#']|{_URL_VIEW_AFTER}", re.ASCII).search
+_QUICK_URL_ODD_CHARS: Final = "?#'"
+_QUICK_URL_ODD: Final = re.compile(rf"[{_QUICK_URL_ODD_CHARS}]|{_URL_VIEW_AFTER}", re.ASCII).search
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
 # the candidate is unbalanced).
 _QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>" + _ENDER_CHARS)
@@ -79,8 +103,13 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
             or (after == "<" and _TAG.match(text, end))  # an HTML or XML tag ends it (the walk's)
         ):
             return None
-        if after == ";" and _SICI_CHECK_BREAK(text, end - 2):
-            return None  # a SICI name broken before its check character: the walk joins it
+        if after == ";" and (
+            _SICI_CHECK_BREAK(text, end - 2)
+            or (resume is not None and _SICI_CHECK_BEGUN(text, end - 2))
+        ):
+            # a SICI name broken before its check character (or, in a stream, what the
+            # chunk's end may cut so): the walk joins it
+            return None
     suffix = match.start(_SHAPED)  # the registrant is no number: the pattern saw to it
     raw = match.group()
     if "\\" in raw:
@@ -120,3 +149,40 @@ def _after_resolver(text: str, start: int) -> bool:
 
 
 # How many starts the rest of a run the walk has read may hold for the scan to read it again
+
+
+def _configure_c_quick(speedups: ModuleType) -> None:
+    """Hand the quick path in C (_speedups' quick.c, which the C scan runs before it hands
+    a candidate to _decide) the parts it reads: the rules' character sets, heads and
+    markers, and the compiled patterns and functions of those with more to them, each as
+    its module defines it."""
+    speedups.configure_quick(
+        heads=_QUICK_HEADS,
+        boundaries=_BOUNDARIES,
+        lookback=_LOOKBACK,
+        url_token=_URL_TOKEN.match,
+        parameter_starts=_PARAMETER_STARTS,
+        parameter=_DOI_PARAMETER,
+        url_odd=_QUICK_URL_ODD_CHARS,
+        views=tuple(_VIEWS.split("|")),
+        cut_markers=(_BADGE, _OUP_HOST),
+        ends="".join(sorted(_QUICK_ENDS)),
+        tag=_TAG.match,
+        sici_check=_SICI_CHECK_BREAK,
+        rejoined=_rejoined,
+        joins=_JOINS_AFTER,
+        trailing=_QUICK_TRIM,
+        preprints=_PREPRINTS,
+        versioned=_versioned,
+        placeholder="".join(sorted(_PLACEHOLDER_STARTS)),
+        is_placeholder=_IS_PLACEHOLDER,
+        glued_last=_GLUED_FILE_LAST,
+        url_name=_url_name,
+        mended_first=_MENDED_FIRST,
+        mended=mended,
+        mended_any=_MENDED_ANY,
+        isbn_starts=_ISBN_STARTS,
+        mended_prefixes=tuple(sorted(_MENDED_PREFIXES)),
+        springer=_SPRINGER + "/",
+        colon_markers=(_URN, _DOI_PATH_LABEL),
+    )

@@ -10,7 +10,8 @@ if TYPE_CHECKING:
 
 # The paths a candidate can take (the package's docstring): the candidate pattern, run by the
 # regex engine in C; the quick path; the general walk, the authority; the C accelerator's
-# loop (src/doikit/_c/python/scan.c), which trims a candidate the pattern has decided.
+# loop (src/doikit/_c/python/scan.c), which trims a candidate the pattern has decided, and
+# its quick path (quick.c), which decides a candidate of the common shape or leaves it.
 PATHS: Final = ("pattern", "quick", "walk", "C scan")
 
 
@@ -32,5 +33,5 @@ class Rule:
     # tests, each as its module of tests/, '::' and its function's name
     tests: tuple[str, ...] = ()
     # path (of PATHS) -> the code that holds the rule there: "<module of doikit._extract>.<name>",
-    # or "scan.c:<function>" for the C scan
+    # or "scan.c:<function>" / "quick.c:<function>" for the C scan
     paths: Mapping[str, tuple[str, ...]]

@@ -9,7 +9,9 @@ holds it on each path a candidate can take (_rule.PATHS).
 - ``quick``: the quick path (_quick), for a candidate of the common shape;
 - ``walk``: the general walk (_walk, _run, _make, _url), the authority;
 - ``C scan``: the accelerator's loop (src/doikit/_c/python/scan.c), which trims a decided
-  candidate itself and hands the rest to _decide.
+  candidate itself, decides one of the common shape by the quick path in C (quick.c: it
+  reads the rule, asks the Python code named, or leaves the candidate), and hands the rest
+  to _decide.
 
 The code names each rule where it holds it, as ``(rule: name)`` in a comment or docstring;
 tests/test_extract_rules.py checks that every rule so named is a row here, that every row

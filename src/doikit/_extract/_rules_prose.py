@@ -21,6 +21,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDED_END", "_pattern._ANY_PLAIN"),
             "quick": ("_quick._QUICK_ENDS", "_run._TAG"),
             "walk": ("_run._STOPS_IN_TEXT", "_run._line_end", "_run._opener"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -41,6 +42,7 @@ PROSE: Final = (
             "pattern": ("_pattern._suffix",),
             "quick": ("_quick._QUICK_ENDS",),
             "walk": ("_run._opener", "_run._closer"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -64,7 +66,7 @@ PROSE: Final = (
             "pattern": ("_pattern._TRAIL",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make",),
-            "C scan": ("scan.c:scan_decided_span",),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
         },
     ),
     Rule(
@@ -82,6 +84,7 @@ PROSE: Final = (
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "quick": ("_quick._quick",),
             "walk": ("_run._semicolon", "_run._NEXT_DOI"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -113,7 +116,7 @@ PROSE: Final = (
                 "_url._in_url",
                 "_url._in_url_length",
             ),
-            "C scan": ("scan.c:scan_decided_span",),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:url_odd"),
         },
     ),
     Rule(
@@ -183,6 +186,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._backslash", "_make._ESCAPED_PUNCTUATION"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -198,9 +202,9 @@ PROSE: Final = (
         ),
         corpus=("refs5-prokka-1",),
         paths={
-            "quick": ("_url._url_name",),
+            "quick": ("_url._url_name", "_quick._cut_in_url"),
             "walk": ("_url._in_url_length",),
-            "C scan": ("scan.c:scan_decided_span",),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
         },
     ),
     Rule(
@@ -231,6 +235,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDED_END",),
             "quick": ("_quick._LINE_END_AHEAD", "_run._rejoined"),
             "walk": ("_run._line_end", "_run._rejoined", "_run._continues", "_make._make"),
+            "C scan": ("quick.c:may_rejoin",),
         },
     ),
     Rule(
@@ -244,6 +249,7 @@ PROSE: Final = (
             "pattern": ("_pattern._SEPARATOR",),
             "quick": ("_quick._quick",),
             "walk": ("_walk._walk", "_make._make"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(

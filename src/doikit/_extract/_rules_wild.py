@@ -35,6 +35,7 @@ WILD: Final = (
             "pattern": ("_pattern._ENDERS",),
             "quick": ("_quick._QUICK_ENDS",),
             "walk": ("_run._STOPS_IN_TEXT",),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -67,7 +68,7 @@ WILD: Final = (
             "pattern": ("_pattern._TRAIL_CHARS",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make",),
-            "C scan": ("scan.c:scan_decided_span",),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
         },
     ),
     Rule(
@@ -85,7 +86,7 @@ WILD: Final = (
             "pattern": ("_pattern._TRAIL_CHARS",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make", "_url._escaped_end"),
-            "C scan": ("scan.c:scan_decided_span",),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
         },
     ),
     Rule(
@@ -110,6 +111,7 @@ WILD: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._backslash", "_run._grow", "_make._ESCAPED_PUNCTUATION"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -151,7 +153,11 @@ WILD: Final = (
         example="`www.example.com/doi/10.1000/xyz/abstract`, `\\|doi=10.1000%2Fxyz`",
         found="`10.1000/xyz`",
         vectors=("link-without-scheme", "host-without-scheme", "wiki-escaped-slash-in-doi-field"),
-        paths={"walk": ("_url._URL_TOKEN", "_url._DOI_PARAMETER", "_walk._MARKER")},
+        paths={
+            "quick": ("_url._in_url",),
+            "walk": ("_url._URL_TOKEN", "_url._DOI_PARAMETER", "_walk._MARKER"),
+            "C scan": ("quick.c:in_url",),
+        },
     ),
     Rule(
         name="escaped-stop-in-url",
@@ -166,7 +172,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._url_name",),
             "walk": ("_url._escaped_end",),
-            "C scan": ("scan.c:scan_decided_span",),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
         },
     ),
     Rule(
@@ -196,7 +202,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._url_name", "_quick._QUICK_URL_ODD"),
             "walk": ("_url._in_url_length",),
-            "C scan": ("scan.c:scan_decided_span",),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:url_odd"),
         },
     ),
     Rule(
@@ -220,6 +226,7 @@ WILD: Final = (
             "pattern": ("_pattern._NO_PREPRINT",),
             "quick": ("_make._versioned",),
             "walk": ("_make._make",),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -253,6 +260,7 @@ WILD: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._comma",),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -312,6 +320,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._after_doi_path_label",),
             "walk": ("_url._in_url", "_url._in_url_length"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -358,6 +367,7 @@ WILD: Final = (
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "quick": ("_run._SICI_CHECK_BREAK",),
             "walk": ("_run._line_end",),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -399,6 +409,7 @@ WILD: Final = (
             "pattern": ("_pattern._CANDIDATE_PATTERN",),
             "quick": ("_quick._LINE_END_AHEAD",),
             "walk": ("_run._continues", "_run._soft_hyphen", "_make._make"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -455,6 +466,7 @@ WILD: Final = (
             "pattern": ("_pattern._PLACEHOLDER_FIRST",),
             "quick": ("_pattern._IS_PLACEHOLDER",),
             "walk": ("_walk._walk", "_walk._spaced"),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -465,7 +477,11 @@ WILD: Final = (
         found="nothing",
         vectors=("number-path-is-no-doi",),
         corpus=("pdf-raxml-manual-3059",),
-        paths={"walk": ("_walk._walk",)},
+        paths={
+            "quick": ("_quick._quick",),
+            "walk": ("_walk._walk",),
+            "C scan": ("quick.c:dk_quick",),
+        },
     ),
     Rule(
         name="tex-percent-escapes",
@@ -515,7 +531,11 @@ WILD: Final = (
         found="`10.1093/bioinformatics/btr703`",
         vectors=("shields-badge-any-label", "shields-badge-colour"),
         corpus=("refs5-artemis-1", "md-harmonypy-linkdefs"),
-        paths={"walk": ("_url._after_shields_badge", "_url._in_url_length")},
+        paths={
+            "quick": ("_quick._cut_in_url",),
+            "walk": ("_url._after_shields_badge", "_url._in_url_length"),
+            "C scan": ("quick.c:dk_quick",),
+        },
     ),
     Rule(
         name="ligatures-as-letters",
@@ -531,7 +551,11 @@ WILD: Final = (
         found="`10.1016/j.jfineco.2012.05.017`",
         vectors=("latin-ligatures-read-as-letters",),
         corpus=("thread5-zotero-193",),
-        paths={"quick": ("_make._as_letters",), "walk": ("_make._make",)},
+        paths={
+            "quick": ("_make._as_letters",),
+            "walk": ("_make._make",),
+            "C scan": ("quick.c:plain_ascii",),
+        },
     ),
     Rule(
         name="escaped-comma-ends",
@@ -593,6 +617,7 @@ WILD: Final = (
             "pattern": ("_pattern._SUFFIX_GATE", "_pattern._NO_AID_SHORT"),
             "quick": ("_quick._quick",),
             "walk": ("_make._make",),
+            "C scan": ("quick.c:may_mend",),
         },
     ),
     Rule(
@@ -614,6 +639,7 @@ WILD: Final = (
             "pattern": ("_pattern._SUFFIX_GATE",),
             "quick": ("_make._completed",),
             "walk": ("_make._completed",),
+            "C scan": ("quick.c:dk_quick",),
         },
     ),
     Rule(
@@ -629,6 +655,10 @@ WILD: Final = (
         found="`10.1093/bioinformatics/btaa025`",
         vectors=("oup-article-number",),
         corpus=("thread6-purgedups-33-c1",),
-        paths={"walk": ("_url._in_url_length",)},
+        paths={
+            "quick": ("_quick._cut_in_url",),
+            "walk": ("_url._in_url_length",),
+            "C scan": ("quick.c:dk_quick",),
+        },
     ),
 )

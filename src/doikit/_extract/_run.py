@@ -76,6 +76,7 @@ _JOINS_AFTER: Final = "/-.):" + _WORD_BREAK_HYPHEN
 _BREAK_THEN_DOT: Final = re.compile(r"[ \t]*\r?\n[ \t]*\.").match
 # A SICI name broken before its check character: '…3.0.CO;' + '2-P' on the next line.
 _SICI_CHECK_BREAK: Final = re.compile(r"[Cc][Oo];[ \t]*\r?\n[ \t]*2-").match
+_SICI_CHECK_BEGUN: Final = re.compile(r"[Cc][Oo];[ \t]*\r?\n[ \t]*2?\Z").match
 _BLANKS_TO_END: Final = re.compile(r"[ \t]*(?:\r?\n[ \t]*|\r)?\Z").match
 _WORD_TO_END: Final = re.compile(r"[^\s\"]*\Z").match
 _CONTINUATION: Final = re.compile(
@@ -197,6 +198,8 @@ def _rejoined(text: str, at: int, *, stream: bool = False) -> int | None:
         and not (last.isalnum() and _BREAK_THEN_DOT(text, at))
         and not (last == ";" and _SICI_CHECK_BREAK(text, at - 3))
     ):
+        if stream and last == ";" and _SICI_CHECK_BEGUN(text, at - 3):
+            return -1  # the chunk's end cuts what may be a SICI's check character: wait
         return None
     line_break = _LINE_BREAK.match(text, at)
     if line_break is None or line_break.end() == len(text):

@@ -109,12 +109,15 @@ _URL_VIEW_AFTER: Final = rf"/(?i:{_VIEWS})(?![a-zA-Z0-9])"
 _URL_VIEW: Final = re.compile(rf"{_URL_VIEW_AFTER}|{_FILE_AFTER}", re.ASCII).search
 
 
+_DOI_PATH_LABEL: Final = "/doi:"
+
+
 def _after_doi_path_label(text: str, start: int) -> bool:  # (rule: url-path-views-and-doi-label)
     """Whether a 'doi:' label starts a URL path's segment right before *start*
     (api.semanticscholar.org/graph/v1/paper/DOI:10.…?fields=…): the DOI is then in the URL.
     The candidate pattern's look-behind for 'doi:' (not after ':' or '/') leaves such a
     DOI to _quick, which leaves it to the walk (_in_url)."""
-    return text[start - 5 : start].lower() == "/doi:"
+    return text[start - len(_DOI_PATH_LABEL) : start].lower() == _DOI_PATH_LABEL
 
 
 def _token_start(text: str, start: int) -> int:

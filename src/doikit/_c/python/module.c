@@ -17,6 +17,7 @@
  *   module.c  this file: the module, configure(), parse() and normalize()
  *   state.c   the DOIState type, and the name in a str (C reader, else Python)
  *   scan.c    the extractor's scan (Scan)
+ *   quick.c   the extractor's quick path, for the scan (configure_quick)
  *   bulk.c    the bulk loop (parse_many, normalize_many)
  *   helper.c  the bulk loop's helper thread and its atomics
  *   arrow.c   the Arrow reader (arrow_many)
@@ -135,6 +136,10 @@ static PyMethodDef module_methods[] = {
     {"configure_answers", dk_configure_answers, METH_VARARGS,
      PyDoc_STR("configure_answers(value, names, record, names, reference, names, "
                "data_from_wire, permissions, request_digest): the classes (internal).")},
+    {"configure_quick", (PyCFunction)(void (*)(void))dk_configure_quick,
+     METH_VARARGS | METH_KEYWORDS,
+     PyDoc_STR("configure_quick(**parts): doikit._extract's parts for the quick path "
+               "(internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

@@ -139,18 +139,15 @@ scan_dealloc(ScanObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* The Found of text[start:end] at the stream offset base + start (a new reference).
- * *from* and *to*, when not NULL, are those offsets as ints already (the match's own). */
+/* The Found of *written*, text[start:end] at the stream offset base + start, as the DOI
+ * *name* (a reference the Found takes; a new reference, NULL on failure). *from* and *to*,
+ * when not NULL, are those offsets as ints already (the match's own). */
 static PyObject *
-scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, PyObject *to)
+scan_found_as(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *written,
+              PyObject *name, PyObject *from, PyObject *to)
 {
-    PyObject *name = PyUnicode_Substring(self->text, start, end);
-    if (name == NULL) {
-        return NULL;
-    }
-    PyObject *doi = dk_build((PyTypeObject *)self->doi, Py_NewRef(name), dk_key_of(name));
+    PyObject *doi = dk_build((PyTypeObject *)self->doi, name, dk_key_of(name));
     if (doi == NULL) {
-        Py_DECREF(name);
         return NULL;
     }
     PyTypeObject *type = (PyTypeObject *)self->found;
@@ -162,17 +159,31 @@ scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, P
         Py_XDECREF(from);
         Py_XDECREF(to);
         Py_DECREF(doi);
-        Py_DECREF(name);
         return NULL;
     }
     PyTuple_SET_ITEM(found, 0, doi);
     PyTuple_SET_ITEM(found, 1, from);
     PyTuple_SET_ITEM(found, 2, to);
-    PyTuple_SET_ITEM(found, 3, name);
+    PyTuple_SET_ITEM(found, 3, Py_NewRef(written));
+    return found;
+}
+
+/* The Found of text[start:end] at the stream offset base + start (a new reference).
+ * *from* and *to*, when not NULL, are those offsets as ints already (the match's own). */
+static PyObject *
+scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, PyObject *to)
+{
+    PyObject *name = PyUnicode_Substring(self->text, start, end);
+    if (name == NULL) {
+        return NULL;
+    }
+    PyObject *found = scan_found_as(self, start, end, name, Py_NewRef(name), from, to);
+    Py_DECREF(name);
     return found;
 }
 
 static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span);
+static PyObject *scan_quick(ScanObject *self, PyObject *span);
 
 /* The Found of a candidate the pattern has decided (_scan's first two branches), or NULL:
  * with an exception set on failure, without one when _decide must see the candidate. */
@@ -186,14 +197,14 @@ scan_decided(ScanObject *self, PyObject *match)
     int in_url = kind != Py_None;
     long group = in_url ? PyLong_AsLong(kind) : 0;
     Py_DECREF(kind);
-    if (group != 0 && group != 1) {
+    if (group < 0 || group > 2) {
         return NULL; /* (an error from PyLong_AsLong stays set) */
     }
     PyObject *span = PyObject_CallMethodNoArgs(match, str_span);
     if (span == NULL) {
         return NULL;
     }
-    PyObject *found = scan_decided_span(self, in_url, span);
+    PyObject *found = group == 2 ? scan_quick(self, span) : scan_decided_span(self, in_url, span);
     Py_DECREF(span);
     return found;
 }
@@ -247,6 +258,40 @@ scan_decided_span(ScanObject *self, int in_url, PyObject *span)
     PyObject *from = self->base == 0 ? PyTuple_GET_ITEM(span, 0) : NULL;
     PyObject *to = self->base == 0 && end == matched_end ? PyTuple_GET_ITEM(span, 1) : NULL;
     return scan_found(self, start, end, from, to);
+}
+
+/* The Found of a candidate of the common shape (group 2) that the quick path (quick.c)
+ * decides, or NULL: with an exception set on failure, without one when _decide must see
+ * the candidate. */
+static PyObject *
+scan_quick(ScanObject *self, PyObject *span)
+{
+    if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
+        PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
+    Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t written_end;
+    PyObject *name;
+    if (dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name) <= 0) {
+        return NULL; /* (with the exception, if any) */
+    }
+    PyObject *written = PyUnicode_Substring(self->text, start, written_end);
+    if (written == NULL) {
+        Py_DECREF(name);
+        return NULL;
+    }
+    PyObject *from = self->base == 0 ? PyTuple_GET_ITEM(span, 0) : NULL;
+    PyObject *found = scan_found_as(self, start, written_end, written, name, from, NULL);
+    Py_DECREF(written);
+    if (found != NULL) {
+        self->position = written_end;
+    }
+    return found;
 }
 
 static PyObject *scan_step(ScanObject *self);

@@ -38,6 +38,11 @@ PyObject *dk_normalized(PyObject *text);
 extern PyTypeObject dk_ScanType;
 int dk_scan_ready(void);
 
+/* quick.c: the extractor's quick path (for scan.c), and what it is handed */
+int dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream,
+             Py_ssize_t *written_end, PyObject **name);
+PyObject *dk_configure_quick(PyObject *module, PyObject *args, PyObject *kwargs);
+
 /* bulk.c: parse_many and normalize_many */
 PyObject *dk_parse_many(PyObject *module, PyObject *args);
 PyObject *dk_normalize_many(PyObject *module, PyObject *args);

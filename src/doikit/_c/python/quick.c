@@ -1,0 +1,563 @@
+/* The extractor's quick path, in C (issue 30): what doikit._extract._quick decides about a
+ * candidate of the common shape (the candidate pattern's group 2), without its Python
+ * frame, for the Scan of scan.c.
+ *
+ * It decides a candidate only where _quick would give the same DOI, and answers "not
+ * decided" (0) for everything else, which the Scan then hands to _extract._decide: the
+ * Python quick path and the walk, the authority. The rules are not copied here. Each
+ * character set, resolver head and marker comes from the Python module that defines it,
+ * handed over once by configure_quick() (doikit._extract); each rule with more to it than a
+ * character test (a URL's token, a tag, a line break rejoined, a view, a placeholder, a
+ * mended hyphen, a URL's escapes) is that module's own compiled pattern or function,
+ * called only for the candidates that reach it. A property test holds the C build's
+ * answers to the walk's on any text (tests/test_extract.py), and to the pure-Python
+ * scan's. */
+#include "speedups.h"
+
+/* What configure_quick() hands over (the names of doikit._extract's parts in brackets). */
+typedef struct {
+    PyObject *heads;             /* _quick._QUICK_HEADS: a tuple of ASCII str */
+    char boundaries[128];        /* _url._BOUNDARIES (ASCII) */
+    Py_ssize_t lookback;         /* _url._LOOKBACK */
+    PyObject *url_token;         /* _url._URL_TOKEN.match */
+    char parameter_starts[128];  /* _url._PARAMETER_STARTS (ASCII) */
+    PyObject *parameter;         /* _url._DOI_PARAMETER */
+    char url_odd[128];           /* _quick._QUICK_URL_ODD_CHARS (ASCII) */
+    PyObject *views;             /* _url._VIEWS: a tuple of ASCII str, lower case */
+    PyObject *cut_markers;       /* _url._BADGE and _OUP_HOST: a tuple of ASCII str */
+    char ends[128];              /* _quick._QUICK_ENDS, its ASCII part */
+    PyObject *ends_set;          /* _quick._QUICK_ENDS (for the rest) */
+    PyObject *tag;               /* _run._TAG.match */
+    PyObject *sici_check;        /* _run._SICI_CHECK_BREAK */
+    PyObject *rejoined;          /* _run._rejoined(text, at) */
+    char joins[128];             /* _run._JOINS_AFTER, its ASCII part */
+    PyObject *joins_set;         /* _run._JOINS_AFTER (for the rest) */
+    char trailing[128];          /* _pattern._TRAILING, its ASCII part */
+    PyObject *trailing_set;      /* _pattern._TRAILING (for the rest) */
+    PyObject *preprints;         /* _make._PREPRINTS: a tuple of ASCII str */
+    PyObject *versioned;         /* _make._versioned(written) */
+    char placeholder[128];       /* _pattern._PLACEHOLDER_STARTS (ASCII) */
+    PyObject *is_placeholder;    /* _pattern._IS_PLACEHOLDER(written, at) */
+    char glued_last[128];        /* _url._GLUED_FILE_LAST (ASCII) */
+    PyObject *url_name;          /* _url._url_name(written) */
+    char mended_first[128];      /* _hyphens._MENDED_FIRST (ASCII) */
+    PyObject *mended;            /* _hyphens.mended(name) */
+    char mended_any[128];        /* _hyphens._MENDED_ANY (ASCII) */
+    PyObject *isbn_starts;       /* _hyphens._ISBN_STARTS: a tuple of ASCII str */
+    PyObject *mended_prefixes;   /* _hyphens._MENDED_PREFIXES: a tuple of ASCII str */
+    PyObject *springer;          /* _hyphens._SPRINGER + '/': _completed's books */
+    PyObject *colon_markers;     /* _pattern._URN and _url._DOI_PATH_LABEL, lower case */
+} QuickConfig;
+
+static QuickConfig config;
+
+#define READ(at) PyUnicode_READ(kind, data, (at))
+
+static inline int
+flagged(const char *flags, Py_UCS4 c)
+{
+    return c < 128 && flags[c];
+}
+
+/* Mark in *flags* the ASCII characters of *chars*, which with *ascii_only* must all be. */
+static int
+flags_of(char *flags, PyObject *chars, int ascii_only)
+{
+    if (!PyUnicode_Check(chars)) {
+        PyErr_SetString(PyExc_TypeError, "configure_quick: a character set must be a str");
+        return -1;
+    }
+    memset(flags, 0, 128);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(chars);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(chars, i);
+        if (c < 128) {
+            flags[c] = 1;
+        }
+        else if (ascii_only) {
+            PyErr_SetString(PyExc_ValueError, "configure_quick: a character set must be ASCII");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Whether *c* is in a set of *flags* (ASCII) and *set* (the whole, for the rest): 1, 0 or
+ * -1 with an exception. */
+static int
+in_set(const char *flags, PyObject *set, Py_UCS4 c)
+{
+    if (c < 128) {
+        return flags[c];
+    }
+    PyObject *one = PyUnicode_FromOrdinal((int)c);
+    if (one == NULL) {
+        return -1;
+    }
+    int found = PySequence_Contains(set, one);
+    Py_DECREF(one);
+    return found;
+}
+
+/* Whether text[at:at + len(ascii)] is the ASCII *ascii*, its letters in either case when
+ * *fold* (so no match where *at* is out of the text). */
+static int
+ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *ascii, int fold)
+{
+    Py_ssize_t size = PyUnicode_GET_LENGTH(ascii);
+    if (at < 0 || size > length - at) {
+        return 0;
+    }
+    const Py_UCS1 *want = PyUnicode_1BYTE_DATA(ascii);
+    for (Py_ssize_t i = 0; i < size; i++) {
+        Py_UCS4 c = READ(at + i);
+        if (fold && c < 128) {
+            c = Py_TOLOWER(c);
+        }
+        if (c != want[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether one of the ASCII strs of *tuple* is in text[low:high]. */
+static int
+any_within(int kind, const void *data, Py_ssize_t low, Py_ssize_t high, PyObject *tuple)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
+        PyObject *marker = PyTuple_GET_ITEM(tuple, i);
+        Py_ssize_t last = high - PyUnicode_GET_LENGTH(marker);
+        for (Py_ssize_t at = low; at <= last; at++) {
+            if (ascii_at(kind, data, high, at, marker, 0)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Call *function*(first, *ints*…) — a compiled pattern's match or search, or a rule — with
+ * *count* (0 to 2) int arguments: 1 when it answers something that is not None (and true,
+ * with *truth*), 0 when not, -1 with an exception. */
+static int
+answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b, int truth)
+{
+    PyObject *call[3] = {first, NULL, NULL};
+    Py_ssize_t ints[2] = {a, b};
+    for (int i = 0; i < count; i++) {
+        call[i + 1] = PyLong_FromSsize_t(ints[i]);
+        if (call[i + 1] == NULL) {
+            Py_XDECREF(call[1]);
+            return -1;
+        }
+    }
+    PyObject *answer = PyObject_Vectorcall(function, call, 1 + (size_t)count, NULL);
+    Py_XDECREF(call[1]);
+    Py_XDECREF(call[2]);
+    if (answer == NULL) {
+        return -1;
+    }
+    int said = truth ? PyObject_IsTrue(answer) : answer != Py_None;
+    Py_DECREF(answer);
+    return said;
+}
+
+/* In dk_quick: a rule that *said* something (1) leaves the candidate to the Python path
+ * (0); an exception (-1) is passed on. */
+#define LEAVE_IF(said)                                                                       \
+    do {                                                                                     \
+        int said_ = (said);                                                                  \
+        if (said_ != 0) {                                                                    \
+            return said_ < 0 ? -1 : 0;                                                       \
+        }                                                                                    \
+    } while (0)
+
+/* _quick._after_resolver: a common resolver URL, after a boundary, ends at *start*. */
+static int
+after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.heads); i++) {
+        PyObject *head = PyTuple_GET_ITEM(config.heads, i);
+        Py_ssize_t at = start - PyUnicode_GET_LENGTH(head);
+        if (ascii_at(kind, data, length, at, head, 0) &&
+            (at == 0 || flagged(config.boundaries, READ(at - 1)))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* _url._token_start: after the last boundary before *start*, at most lookback back. */
+static Py_ssize_t
+token_start(int kind, const void *data, Py_ssize_t start)
+{
+    Py_ssize_t low = start > config.lookback ? start - config.lookback : 0;
+    for (Py_ssize_t at = start - 1; at >= low; at--) {
+        if (flagged(config.boundaries, READ(at))) {
+            return at + 1;
+        }
+    }
+    return low;
+}
+
+/* _url._in_url for a candidate after '/' or '=': 1, 0, or -1 with an exception. */
+static int
+in_url(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token)
+{
+    int said = answers(config.url_token, text, 2, token, start, 0);
+    if (said != 0 || READ(start - 1) != '=') {
+        return said;
+    }
+    for (Py_ssize_t at = start - 1; at >= token; at--) { /* the last parameter start */
+        if (flagged(config.parameter_starts, READ(at))) {
+            return answers(config.parameter, text, 2, at, start, 0);
+        }
+    }
+    return 0;
+}
+
+/* _quick._QUICK_URL_ODD(text, start, end) in C: one of _QUICK_URL_ODD_CHARS, or a view
+ * (_url._URL_VIEW_AFTER: '/', then one of _VIEWS in either case, then no letter or digit
+ * before *end*). */
+static int
+url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
+{
+    for (Py_ssize_t at = start; at < end; at++) {
+        Py_UCS4 c = READ(at);
+        if (flagged(config.url_odd, c)) {
+            return 1;
+        }
+        if (c != '/') {
+            continue;
+        }
+        Py_ssize_t word = at + 1;
+        while (word < end && READ(word) < 128 && Py_ISALPHA(READ(word))) {
+            word++;
+        }
+        if (word < end && READ(word) < 128 && Py_ISDIGIT(READ(word))) {
+            continue;
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
+            PyObject *view = PyTuple_GET_ITEM(config.views, i);
+            if (PyUnicode_GET_LENGTH(view) == word - at - 1 &&
+                ascii_at(kind, data, word, at + 1, view, 1)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Whether _run._rejoined may rejoin the line after the break at *newline* to the DOI that
+ * ends at *end*: only after one of _JOINS_AFTER or a ';' (a SICI's check character), or
+ * after a letter or digit before a line that starts with '.' (_BREAK_THEN_DOT); else it
+ * says None, and is not asked. 1, 0, or -1 with an exception. */
+static int
+may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end, Py_ssize_t newline)
+{
+    Py_UCS4 last = READ(end - 1);
+    int joins = in_set(config.joins, config.joins_set, last);
+    if (joins != 0 || last == ';') {
+        return joins < 0 ? -1 : 1;
+    }
+    if (!Py_UNICODE_ISALNUM(last)) {
+        return 0;
+    }
+    Py_ssize_t next = newline + 1;
+    while (next < length && (READ(next) == ' ' || READ(next) == '\t')) {
+        next++;
+    }
+    return next < length && READ(next) == '.';
+}
+
+/* Whether _hyphens.mended may change the name *found* (an ASCII str): its suffix starts
+ * with one of _MENDED_ANY or an ISBN's start, or it is a name of _MENDED_PREFIXES' whose
+ * suffix starts with one of _MENDED_FIRST. */
+static int
+may_mend(PyObject *found)
+{
+    Py_ssize_t size = PyUnicode_GET_LENGTH(found);
+    const void *data = PyUnicode_1BYTE_DATA(found);
+    int kind = PyUnicode_1BYTE_KIND;
+    Py_ssize_t slash = PyUnicode_FindChar(found, '/', 0, size, 1);
+    if (slash < 0 || slash + 1 >= size || !flagged(config.mended_first, READ(slash + 1))) {
+        return 0;
+    }
+    if (flagged(config.mended_any, READ(slash + 1))) {
+        return 1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.isbn_starts); i++) {
+        if (ascii_at(kind, data, size, slash + 1, PyTuple_GET_ITEM(config.isbn_starts, i), 0)) {
+            return 1;
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.mended_prefixes); i++) {
+        PyObject *prefix = PyTuple_GET_ITEM(config.mended_prefixes, i);
+        if (PyUnicode_GET_LENGTH(prefix) == slash && ascii_at(kind, data, size, 0, prefix, 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether text[start:end] holds a backslash, a non-ASCII or a non-printable character (the
+ * walk reads escapes; the Python path reads the rest: isprintable(), ligatures). */
+static int
+plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
+{
+    for (Py_ssize_t at = start; at < end; at++) {
+        Py_UCS4 c = READ(at);
+        if (c <= ' ' || c >= 0x7F || c == '\\') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The DOI _quick gives for the candidate text[start:end] of the common shape (group 2),
+ * decided: 1, with the name in *name* and where it is written up to in *written_end*;
+ * 0 when the Python path must decide it; -1 with an exception. */
+int
+dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_t *written_end,
+         PyObject **name)
+{
+    if (config.heads == NULL) {
+        return 0; /* not configured: the Python path decides everything */
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    int url = 0;
+    if (start < 0 || end > length || end - start < 5 || (stream && end + 1 >= length)) {
+        return 0; /* (in a stream, the next chunk may go on with this DOI) */
+    }
+    if (start > 0) {
+        Py_UCS4 before = READ(start - 1);
+        if (before == ':') {
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.colon_markers); i++) {
+                PyObject *marker = PyTuple_GET_ITEM(config.colon_markers, i);
+                if (ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(marker), marker,
+                             1)) {
+                    return 0; /* a URN, or a URL path's '/doi:' (_in_url decides) */
+                }
+            }
+        }
+        else if (before == '%') {
+            return 0;
+        }
+        else if (before == '/' || before == '=') {
+            Py_ssize_t token = token_start(kind, data, start);
+            url = before == '/' && after_resolver(kind, data, length, start);
+            if (!url && (url = in_url(text, kind, data, start, token)) < 0) {
+                return -1;
+            }
+            if (url) {
+                /* '?', '#', "'" or a view; a badge's or an OUP page's URL, whose tail the
+                 * walk may cut */
+                if (url_odd(kind, data, start, end)) {
+                    return 0;
+                }
+                if (any_within(kind, data, token, start, config.cut_markers)) {
+                    return 0;
+                }
+            }
+            else if (before == '/' && start >= 2 && Py_UNICODE_ISDIGIT(READ(start - 2))) {
+                return 0; /* a number's path outside a URL: the walk refuses it */
+            }
+        }
+    }
+    if (end < length) {
+        Py_UCS4 after = READ(end);
+        int ends = in_set(config.ends, config.ends_set, after);
+        if (ends == 0 && after == ',') {
+            ends = 1;
+        }
+        else if (ends == 0 && after == ';') {
+            ends = end + 1 == length ? 1 : in_set(config.ends, config.ends_set, READ(end + 1));
+        }
+        else if (ends == 0 && after == '<') {
+            ends = answers(config.tag, text, 1, end, 0, 0); /* an HTML or XML tag */
+        }
+        if (ends <= 0) {
+            return ends;
+        }
+        if (after == ';') {
+            /* a SICI name broken before its check character (in a stream, what the
+             * chunk's end may cut so: not read here): the walk joins it */
+            if (stream) {
+                return 0;
+            }
+            LEAVE_IF(answers(config.sici_check, text, 1, end - 2, 0, 0));
+        }
+    }
+    for (Py_ssize_t at = start; at < end; at++) {
+        if (READ(at) == '\\') {
+            return 0; /* escapes (\\/, \\_) are read by the walk */
+        }
+    }
+    Py_ssize_t blank = end;
+    while (blank < length && (READ(blank) == ' ' || READ(blank) == '\t')) {
+        blank++;
+    }
+    if (blank < length && READ(blank) == '\r') {
+        blank++;
+    }
+    if (blank == length || READ(blank) == '\n') {
+        /* a line end ahead: a DOI broken across lines (or a stream's) goes on */
+        if (stream) {
+            return 0;
+        }
+        if (blank < length) {
+            int may = may_rejoin(kind, data, length, end, blank);
+            LEAVE_IF(may > 0 ? answers(config.rejoined, text, 1, end, 0, 0) : may);
+        }
+    }
+    Py_ssize_t cut = end;
+    for (int trails; cut > start; cut--) {
+        if ((trails = in_set(config.trailing, config.trailing_set, READ(cut - 1))) <= 0) {
+            if (trails < 0) {
+                return -1;
+            }
+            break;
+        }
+    }
+    Py_ssize_t suffix = start;
+    while (suffix < cut && READ(suffix) != '/') { /* (the registrant: digits and dots) */
+        suffix++;
+    }
+    if (++suffix >= cut || !plain_ascii(kind, data, start, cut)) {
+        return 0; /* nothing of the suffix left; or isprintable() and ligatures to read */
+    }
+    if (cut < length && READ(cut) == ' ' && Py_ISDIGIT(READ(suffix)) &&
+        ascii_at(kind, data, length, start, config.springer, 0)) {
+        /* a Springer book's chapter may follow the blank (_completed; a book's name is an
+         * ISBN, which starts with a digit: _hyphens._hyphenated) */
+        return 0;
+    }
+    PyObject *written = PyUnicode_Substring(text, start, cut);
+    if (written == NULL) {
+        return -1;
+    }
+    int said = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
+        if (ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config.preprints, i), 0)) {
+            said = answers(config.versioned, written, 0, 0, 0, 1); /* a version, a file */
+            break;
+        }
+    }
+    if (said == 0 && flagged(config.placeholder, READ(suffix))) {
+        said = answers(config.is_placeholder, written, 1, suffix - start, 0, 0);
+    }
+    PyObject *found = written;
+    Py_INCREF(found);
+    if (said == 0 && url) {
+        int slashes = 0, escaped = 0;
+        for (Py_ssize_t at = start; at < cut; at++) {
+            slashes += READ(at) == '/';
+            escaped |= READ(at) == '%';
+        }
+        if (escaped || slashes > 1 || flagged(config.glued_last, READ(cut - 1))) {
+            PyObject *call[] = {written};
+            Py_SETREF(found, PyObject_Vectorcall(config.url_name, call, 1, NULL));
+            if (found == NULL) {
+                said = -1;
+            }
+            else if (found == Py_None || !PyUnicode_IS_ASCII(found) ||
+                     !plain_ascii(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), 0,
+                                  PyUnicode_GET_LENGTH(found))) {
+                said = 1; /* the walk reads it (or the Python path its characters) */
+            }
+        }
+    }
+    Py_DECREF(written);
+    if (said != 0) {
+        Py_XDECREF(found);
+        return said < 0 ? -1 : 0;
+    }
+    if (may_mend(found)) {
+        PyObject *call[] = {found};
+        Py_SETREF(found, PyObject_Vectorcall(config.mended, call, 1, NULL));
+        if (found == NULL) {
+            return -1;
+        }
+    }
+    *written_end = cut;
+    *name = found;
+    return 1;
+}
+
+/* configure_quick(**parts): doikit._extract's parts, once (internal). */
+PyObject *
+dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"heads", "boundaries", "lookback", "url_token", "parameter_starts",
+                            "parameter", "url_odd", "views", "cut_markers", "ends", "tag",
+                            "sici_check", "rejoined", "joins", "trailing", "preprints",
+                            "versioned", "placeholder", "is_placeholder", "glued_last",
+                            "url_name", "mended_first", "mended", "mended_any", "isbn_starts",
+                            "mended_prefixes", "springer", "colon_markers", NULL};
+    PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_odd, *views;
+    PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *trailing, *preprints;
+    PyObject *versioned, *placeholder, *is_placeholder, *glued_last, *url_name;
+    PyObject *mended_first, *mended, *mended_any, *isbn_starts, *mended_prefixes, *springer;
+    PyObject *colon_markers;
+    Py_ssize_t lookback;
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kwargs, "$O!UnOUOUO!O!UOOOUUO!OUOUOUOUO!O!UO!:configure_quick", names,
+            &PyTuple_Type, &heads, &boundaries, &lookback, &url_token, &parameter_starts,
+            &parameter, &url_odd, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
+            &tag, &sici_check, &rejoined, &joins, &trailing, &PyTuple_Type, &preprints,
+            &versioned, &placeholder, &is_placeholder, &glued_last, &url_name, &mended_first,
+            &mended, &mended_any, &PyTuple_Type, &isbn_starts, &PyTuple_Type, &mended_prefixes,
+            &springer, &PyTuple_Type, &colon_markers)) {
+        return NULL;
+    }
+    PyObject *tuples[] = {heads, views, cut_markers, preprints, isbn_starts, mended_prefixes,
+                          colon_markers};
+    for (int t = 0; t < 7; t++) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuples[t]); i++) {
+            PyObject *item = PyTuple_GET_ITEM(tuples[t], i);
+            if (!PyUnicode_Check(item) || !PyUnicode_IS_ASCII(item)) {
+                PyErr_SetString(PyExc_TypeError, "configure_quick: a tuple of ASCII str");
+                return NULL;
+            }
+        }
+    }
+    if (!PyUnicode_IS_ASCII(springer) || lookback < 0 ||
+        flags_of(config.boundaries, boundaries, 1) < 0 ||
+        flags_of(config.parameter_starts, parameter_starts, 1) < 0 ||
+        flags_of(config.ends, ends, 0) < 0 || flags_of(config.trailing, trailing, 0) < 0 ||
+        flags_of(config.placeholder, placeholder, 1) < 0 ||
+        flags_of(config.glued_last, glued_last, 1) < 0 ||
+        flags_of(config.mended_first, mended_first, 1) < 0 ||
+        flags_of(config.url_odd, url_odd, 1) < 0 || flags_of(config.joins, joins, 0) < 0 ||
+        flags_of(config.mended_any, mended_any, 1) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "configure_quick: parts out of range");
+        }
+        return NULL;
+    }
+    config.lookback = lookback;
+    Py_XSETREF(config.url_token, Py_NewRef(url_token));
+    Py_XSETREF(config.parameter, Py_NewRef(parameter));
+    Py_XSETREF(config.views, Py_NewRef(views));
+    Py_XSETREF(config.joins_set, Py_NewRef(joins));
+    Py_XSETREF(config.isbn_starts, Py_NewRef(isbn_starts));
+    Py_XSETREF(config.mended_prefixes, Py_NewRef(mended_prefixes));
+    Py_XSETREF(config.cut_markers, Py_NewRef(cut_markers));
+    Py_XSETREF(config.ends_set, Py_NewRef(ends));
+    Py_XSETREF(config.tag, Py_NewRef(tag));
+    Py_XSETREF(config.sici_check, Py_NewRef(sici_check));
+    Py_XSETREF(config.rejoined, Py_NewRef(rejoined));
+    Py_XSETREF(config.trailing_set, Py_NewRef(trailing));
+    Py_XSETREF(config.preprints, Py_NewRef(preprints));
+    Py_XSETREF(config.versioned, Py_NewRef(versioned));
+    Py_XSETREF(config.is_placeholder, Py_NewRef(is_placeholder));
+    Py_XSETREF(config.url_name, Py_NewRef(url_name));
+    Py_XSETREF(config.mended, Py_NewRef(mended));
+    Py_XSETREF(config.springer, Py_NewRef(springer));
+    Py_XSETREF(config.colon_markers, Py_NewRef(colon_markers));
+    Py_XSETREF(config.heads, Py_NewRef(heads)); /* last: it says configured */
+    Py_RETURN_NONE;
+}
