@@ -671,18 +671,46 @@ def test_mending_only_puts_hyphens_back_and_is_done_once(name: str) -> None:
 )
 def test_the_c_quick_path_decides_the_common_shape(text: str) -> None:
     """The C scan decides these candidates of the common shape itself: it never hands them
-    to _decide (which would find the same, more slowly)."""
+    to _decide or _walked (which would find the same, more slowly)."""
     assert any(match.lastindex == 2 for match in _extract._candidates().finditer(text))
-    asked: list[str] = []
+    assert _c_scan_asks(text) == ([], [])
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C quick path")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id=10.1000/abc&type=x",  # '&' after: no end _quick knows
+        "see https://zenodo.org/badge/DOI/10.5281/zenodo.1.svg here",  # a badge's URL
+        "doi:10.1000/abc/\nxyz",  # a line end the walk may rejoin
+    ],
+)
+def test_the_c_quick_path_hands_what_it_refuses_to_the_walk(text: str) -> None:
+    """A candidate the C quick path refuses as _quick refuses it goes to _walked, not to
+    _decide (whose _quick would refuse it again)."""
+    assert any(match.lastindex == 2 for match in _extract._candidates().finditer(text))
+    decided, walked_ = _c_scan_asks(text)
+    assert decided == []
+    assert walked_ != []
+
+
+def _c_scan_asks(text: str) -> tuple[list[str], list[str]]:
+    """The candidates the C scan of *text* hands to _decide and to _walked (its answers
+    held to the walk's)."""
+    asked: tuple[list[str], list[str]] = ([], [])
 
     def decide(*args: Any) -> Any:
-        asked.append(args[1].group())
+        asked[0].append(args[1].group())
         return _extract._decide(*args)
+
+    def walk(*args: Any) -> Any:
+        asked[1].append(args[1].group())
+        return _extract._walked(*args)
 
     assert _SPEEDUPS is not None
     scan = _SPEEDUPS.Scan(
-        _extract._candidates().finditer, text, 0, None, 0, DOI, Found, decide, _extract._TAIL,
-        _extract._TRAIL_CHARS, _extract._GLUED_FILE_LAST,
+        _extract._candidates().finditer, text, 0, None, 0, DOI, Found, decide, walk,
+        _extract._TAIL, _extract._TRAIL_CHARS, _extract._GLUED_FILE_LAST,
     )  # fmt: skip
     assert list(scan) == walked(text)
-    assert asked == []
+    return asked

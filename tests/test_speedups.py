@@ -383,7 +383,17 @@ def _c_scan(text: str, position: int, resume: list[int] | None, base: int = 0) -
     return cast(
         "Iterator[Found]",
         _speedups.Scan(
-            finditer, text, position, resume, base, doi, Found, _extract._decide, 256, *SETS
+            finditer,
+            text,
+            position,
+            resume,
+            base,
+            doi,
+            Found,
+            _extract._decide,
+            _extract._walked,
+            256,
+            *SETS,
         ),
     )
 
@@ -443,13 +453,25 @@ def test_the_scan_in_c_is_the_one_find_all_runs() -> None:
 def test_the_scan_in_c_checks_its_arguments() -> None:
     scan_type: Any = _speedups.Scan  # called with wrong arguments on purpose
     finditer = _extract._candidates().finditer
-    good = (finditer, "10.1000/1", 0, None, 0, C, Found, _extract._decide, 256, *SETS)
+    good = (
+        finditer,
+        "10.1000/1",
+        0,
+        None,
+        0,
+        C,
+        Found,
+        _extract._decide,
+        _extract._walked,
+        256,
+        *SETS,
+    )
     assert [str(f[0]) for f in scan_type(*good)] == ["10.1000/1"]
-    for at, wrong in ((1, b"10.1000/1"), (3, ()), (5, str), (6, list), (9, None)):
+    for at, wrong in ((1, b"10.1000/1"), (3, ()), (5, str), (6, list), (10, None)):
         with pytest.raises(TypeError):
             scan_type(*good[:at], wrong, *good[at + 1 :])
     with pytest.raises(ValueError, match="ASCII"):
-        scan_type(*good[:10], "\u2026")
+        scan_type(*good[:11], "\u2026")
     for at, number in ((2, -1), (4, -1), (4, sys.maxsize)):
         with pytest.raises(ValueError, match="out of range"):
             scan_type(*good[:at], number, *good[at + 1 :])
@@ -462,7 +484,9 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
     def broken(*_: object) -> tuple[None, int, int]:
         raise ValueError("decide")
 
-    scan = scan_type(finditer, "10.1000/1 ver 10.1000/(2", 0, None, 0, C, Found, broken, 256, *SETS)
+    scan = scan_type(
+        finditer, "10.1000/1 ver 10.1000/(2", 0, None, 0, C, Found, broken, broken, 256, *SETS
+    )
     assert next(scan).text == "10.1000/1"
     with pytest.raises(ValueError, match="decide"):
         next(scan)
@@ -474,7 +498,9 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
         next(again)
         return None, 0, 2
 
-    again = scan_type(finditer, "x 10.1000/(2", 0, None, 0, C, Found, reentrant, 256, *SETS)
+    again = scan_type(
+        finditer, "x 10.1000/(2", 0, None, 0, C, Found, reentrant, reentrant, 256, *SETS
+    )
     with pytest.raises(ValueError, match="already running"):
         next(again)
 

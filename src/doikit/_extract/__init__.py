@@ -62,6 +62,7 @@ from doikit._extract._run import _entity_char as _entity_char
 from doikit._extract._run import _grow as _grow
 from doikit._extract._scan import _decide as _decide
 from doikit._extract._scan import _scan_python as _scan_python
+from doikit._extract._scan import _walked as _walked
 from doikit._extract._short import FoundShort, find_short
 from doikit._extract._stream import _MAX_CARRY as _MAX_CARRY
 from doikit._extract._stream import _TAIL as _TAIL
@@ -134,7 +135,7 @@ else:
         # characters from here, where the Python loop does)
         found = _Scan(
             _candidates().finditer, text, position, resume, base,
-            DOI, Found, _decide, _TAIL, _TRAIL_CHARS, _GLUED_FILE_LAST,
+            DOI, Found, _decide, _walked, _TAIL, _TRAIL_CHARS, _GLUED_FILE_LAST,
         )  # fmt: skip
         return cast("Iterator[Found]", found)
 

@@ -91,6 +91,14 @@ def _decide(
             if quick is None:
                 return None, -1, _STOP
             return _moved(quick, base), quick.end, _GO_ON
+    return _walked(text, match, resume, base)
+
+
+def _walked(
+    text: str, match: re.Match[str], resume: list[int] | None, base: int
+) -> tuple[Found | None, int, int]:
+    """_decide's answer by the general walk: for a candidate no quicker path decides (the C
+    scan calls it for one its quick path has refused, as _quick refuses it)."""
     found, position = _walk(text, match, resume)
     if found is None:
         return None, position, _STOP if position < 0 else _RESTART

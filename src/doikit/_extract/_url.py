@@ -120,18 +120,19 @@ def _after_doi_path_label(text: str, start: int) -> bool:  # (rule: url-path-vie
     return text[start - len(_DOI_PATH_LABEL) : start].lower() == _DOI_PATH_LABEL
 
 
+# The last boundary in a window: the greedy '.*' runs to the window's end and gives back
+# characters until one (one pass over the token, which is short; the whole window when it
+# holds none, which keeps a scan linear on text with no boundaries at all).
+_LAST_BOUNDARY: Final = re.compile(rf"(?s:.*)[{re.escape(_BOUNDARIES)}]").match
+
+
 def _token_start(text: str, start: int) -> int:
     """Where the token that reaches *start* begins: after the last boundary (a blank, a
-    quote, a bracket), at most _LOOKBACK back."""
-    # rfind stops at the nearest boundary, and each boundary found narrows the window for
-    # the next; the window keeps a scan linear on text with no boundaries at all. A URL
-    # longer than the window is read as plain text.
+    quote, a bracket), at most _LOOKBACK back. A URL longer than that is read as plain
+    text."""
     low = max(0, start - _LOOKBACK)
-    for char in _BOUNDARIES:
-        at = text.rfind(char, low, start)
-        if at >= 0:
-            low = at + 1
-    return low
+    last = _LAST_BOUNDARY(text, low, start)
+    return low if last is None else last.end()
 
 
 def _in_url(text: str, start: int, *, escaped: bool = False) -> bool:

@@ -163,13 +163,17 @@ answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t
     return said;
 }
 
-/* In dk_quick: a rule that *said* something (1) leaves the candidate to the Python path
- * (0); an exception (-1) is passed on. */
-#define LEAVE_IF(said)                                                                       \
+/* What dk_quick answers: the candidate decided; left to _decide, whose quick path may
+ * decide it; or refused, as _quick refuses it (the walk decides); -1 is an exception. */
+enum { LEFT = 0, DECIDED = 1, REFUSED = 2 };
+
+/* In dk_quick: a rule of _quick's that *said* something (1) refuses the candidate; an
+ * exception (-1) is passed on. */
+#define REFUSE_IF(said)                                                                      \
     do {                                                                                     \
         int said_ = (said);                                                                  \
         if (said_ != 0) {                                                                    \
-            return said_ < 0 ? -1 : 0;                                                       \
+            return said_ < 0 ? -1 : REFUSED;                                                 \
         }                                                                                    \
     } while (0)
 
@@ -315,22 +319,26 @@ plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
     return 1;
 }
 
-/* The DOI _quick gives for the candidate text[start:end] of the common shape (group 2),
- * decided: 1, with the name in *name* and where it is written up to in *written_end*;
- * 0 when the Python path must decide it; -1 with an exception. */
+/* The DOI _quick gives for the candidate text[start:end] of the common shape (group 2):
+ * DECIDED, with the name in *name* and where it is written up to in *written_end*; LEFT
+ * when the Python path must see it; REFUSED where _quick says None (each of these returns
+ * is one of _quick's); -1 with an exception. */
 int
 dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_t *written_end,
          PyObject **name)
 {
     if (config.heads == NULL) {
-        return 0; /* not configured: the Python path decides everything */
+        return LEFT; /* not configured: the Python path decides everything */
     }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     int url = 0;
-    if (start < 0 || end > length || end - start < 5 || (stream && end + 1 >= length)) {
-        return 0; /* (in a stream, the next chunk may go on with this DOI) */
+    if (start < 0 || end > length || end - start < 5) {
+        return LEFT;
+    }
+    if (stream && end + 1 >= length) {
+        return REFUSED; /* the next chunk may go on with this DOI */
     }
     if (start > 0) {
         Py_UCS4 before = READ(start - 1);
@@ -339,12 +347,12 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
                 PyObject *marker = PyTuple_GET_ITEM(config.colon_markers, i);
                 if (ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(marker), marker,
                              1)) {
-                    return 0; /* a URN, or a URL path's '/doi:' (_in_url decides) */
+                    return REFUSED; /* a URN, or a URL path's '/doi:' (_in_url decides) */
                 }
             }
         }
         else if (before == '%') {
-            return 0;
+            return REFUSED;
         }
         else if (before == '/' || before == '=') {
             Py_ssize_t token = token_start(kind, data, start);
@@ -355,15 +363,13 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             if (url) {
                 /* '?', '#', "'" or a view; a badge's or an OUP page's URL, whose tail the
                  * walk may cut */
-                if (url_odd(kind, data, start, end)) {
-                    return 0;
-                }
-                if (any_within(kind, data, token, start, config.cut_markers)) {
-                    return 0;
+                if (url_odd(kind, data, start, end) ||
+                    any_within(kind, data, token, start, config.cut_markers)) {
+                    return REFUSED;
                 }
             }
             else if (before == '/' && start >= 2 && Py_UNICODE_ISDIGIT(READ(start - 2))) {
-                return 0; /* a number's path outside a URL: the walk refuses it */
+                return REFUSED; /* a number's path outside a URL: the walk refuses it */
             }
         }
     }
@@ -380,20 +386,20 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             ends = answers(config.tag, text, 1, end, 0, 0); /* an HTML or XML tag */
         }
         if (ends <= 0) {
-            return ends;
+            return ends < 0 ? -1 : REFUSED;
         }
         if (after == ';') {
             /* a SICI name broken before its check character (in a stream, what the
              * chunk's end may cut so: not read here): the walk joins it */
             if (stream) {
-                return 0;
+                return LEFT;
             }
-            LEAVE_IF(answers(config.sici_check, text, 1, end - 2, 0, 0));
+            REFUSE_IF(answers(config.sici_check, text, 1, end - 2, 0, 0));
         }
     }
     for (Py_ssize_t at = start; at < end; at++) {
         if (READ(at) == '\\') {
-            return 0; /* escapes (\\/, \\_) are read by the walk */
+            return REFUSED; /* escapes (\\/, \\_) are read by the walk */
         }
     }
     Py_ssize_t blank = end;
@@ -406,11 +412,11 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     if (blank == length || READ(blank) == '\n') {
         /* a line end ahead: a DOI broken across lines (or a stream's) goes on */
         if (stream) {
-            return 0;
+            return REFUSED;
         }
         if (blank < length) {
             int may = may_rejoin(kind, data, length, end, blank);
-            LEAVE_IF(may > 0 ? answers(config.rejoined, text, 1, end, 0, 0) : may);
+            REFUSE_IF(may > 0 ? answers(config.rejoined, text, 1, end, 0, 0) : may);
         }
     }
     Py_ssize_t cut = end;
@@ -426,14 +432,17 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     while (suffix < cut && READ(suffix) != '/') { /* (the registrant: digits and dots) */
         suffix++;
     }
-    if (++suffix >= cut || !plain_ascii(kind, data, start, cut)) {
-        return 0; /* nothing of the suffix left; or isprintable() and ligatures to read */
+    if (++suffix >= cut) {
+        return REFUSED; /* nothing of the suffix is left */
+    }
+    if (!plain_ascii(kind, data, start, cut)) {
+        return LEFT; /* isprintable() and ligatures to read */
     }
     if (cut < length && READ(cut) == ' ' && Py_ISDIGIT(READ(suffix)) &&
         ascii_at(kind, data, length, start, config.springer, 0)) {
         /* a Springer book's chapter may follow the blank (_completed; a book's name is an
          * ISBN, which starts with a digit: _hyphens._hyphenated) */
-        return 0;
+        return LEFT;
     }
     PyObject *written = PyUnicode_Substring(text, start, cut);
     if (written == NULL) {
@@ -463,17 +472,20 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             if (found == NULL) {
                 said = -1;
             }
-            else if (found == Py_None || !PyUnicode_IS_ASCII(found) ||
+            else if (found == Py_None) {
+                said = 1; /* the walk reads it */
+            }
+            else if (!PyUnicode_IS_ASCII(found) ||
                      !plain_ascii(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), 0,
                                   PyUnicode_GET_LENGTH(found))) {
-                said = 1; /* the walk reads it (or the Python path its characters) */
+                said = 2; /* the Python path reads its characters */
             }
         }
     }
     Py_DECREF(written);
     if (said != 0) {
         Py_XDECREF(found);
-        return said < 0 ? -1 : 0;
+        return said < 0 ? -1 : said == 1 ? REFUSED : LEFT;
     }
     if (may_mend(found)) {
         PyObject *call[] = {found};
@@ -484,7 +496,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     }
     *written_end = cut;
     *name = found;
-    return 1;
+    return DECIDED;
 }
 
 /* configure_quick(**parts): doikit._extract's parts, once (internal). */

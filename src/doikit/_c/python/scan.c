@@ -17,6 +17,7 @@ typedef struct {
     PyObject *doi;      /* the DOI class (a subtype of DOIState) */
     PyObject *found;    /* the Found class (a subtype of tuple) */
     PyObject *decide;   /* _decide(text, match, resume, base) -> (found | None, position, action) */
+    PyObject *walked;   /* _walked(…): _decide for a candidate the quick path has refused */
     PyObject *resume;   /* a list (a stream's chunk), or None */
     PyObject *base_int; /* base as an int, for _decide */
     Py_ssize_t position; /* where the scan goes on: past what has been taken or refused */
@@ -57,14 +58,14 @@ mark(char *flags, PyObject *chars)
 static PyObject *
 scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *finditer, *text, *resume, *doi, *found, *decide, *trail, *url_odd;
+    PyObject *finditer, *text, *resume, *doi, *found, *decide, *walked, *trail, *url_odd;
     Py_ssize_t position, base, tail;
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
         PyErr_SetString(PyExc_TypeError, "Scan() takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OUnOnOOOnUU:Scan", &finditer, &text, &position, &resume, &base,
-                          &doi, &found, &decide, &tail, &trail, &url_odd)) {
+    if (!PyArg_ParseTuple(args, "OUnOnOOOOnUU:Scan", &finditer, &text, &position, &resume,
+                          &base, &doi, &found, &decide, &walked, &tail, &trail, &url_odd)) {
         return NULL;
     }
     if (!PyUnicode_CheckExact(text) || !PyType_Check(doi) ||
@@ -91,6 +92,7 @@ scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->doi = Py_NewRef(doi);
     self->found = Py_NewRef(found);
     self->decide = Py_NewRef(decide);
+    self->walked = Py_NewRef(walked);
     self->resume = Py_NewRef(resume);
     self->base_int = PyLong_FromSsize_t(base);
     if (self->base_int == NULL) {
@@ -112,6 +114,7 @@ scan_traverse(ScanObject *self, visitproc visit, void *arg)
     Py_VISIT(self->doi);
     Py_VISIT(self->found);
     Py_VISIT(self->decide);
+    Py_VISIT(self->walked);
     Py_VISIT(self->resume);
     Py_VISIT(self->base_int);
     return 0;
@@ -126,6 +129,7 @@ scan_clear(ScanObject *self)
     Py_CLEAR(self->doi);
     Py_CLEAR(self->found);
     Py_CLEAR(self->decide);
+    Py_CLEAR(self->walked);
     Py_CLEAR(self->resume);
     Py_CLEAR(self->base_int);
     return 0;
@@ -183,12 +187,14 @@ scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, P
 }
 
 static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span);
-static PyObject *scan_quick(ScanObject *self, PyObject *span);
+static PyObject *scan_quick(ScanObject *self, PyObject *span, int *refused);
 
-/* The Found of a candidate the pattern has decided (_scan's first two branches), or NULL:
- * with an exception set on failure, without one when _decide must see the candidate. */
+/* The Found of a candidate the pattern has decided (_scan's first two branches), or of one
+ * of the common shape the quick path decides; or NULL: with an exception set on failure,
+ * without one when _decide must see the candidate (with *refused* set when the quick path
+ * has refused it: _walked then decides). */
 static PyObject *
-scan_decided(ScanObject *self, PyObject *match)
+scan_decided(ScanObject *self, PyObject *match, int *refused)
 {
     PyObject *kind = PyObject_GetAttr(match, str_lastindex);
     if (kind == NULL) {
@@ -204,7 +210,8 @@ scan_decided(ScanObject *self, PyObject *match)
     if (span == NULL) {
         return NULL;
     }
-    PyObject *found = group == 2 ? scan_quick(self, span) : scan_decided_span(self, in_url, span);
+    PyObject *found =
+        group == 2 ? scan_quick(self, span, refused) : scan_decided_span(self, in_url, span);
     Py_DECREF(span);
     return found;
 }
@@ -262,9 +269,9 @@ scan_decided_span(ScanObject *self, int in_url, PyObject *span)
 
 /* The Found of a candidate of the common shape (group 2) that the quick path (quick.c)
  * decides, or NULL: with an exception set on failure, without one when _decide must see
- * the candidate. */
+ * the candidate (*refused* set when the quick path has refused it). */
 static PyObject *
-scan_quick(ScanObject *self, PyObject *span)
+scan_quick(ScanObject *self, PyObject *span, int *refused)
 {
     if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
         PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
@@ -277,7 +284,9 @@ scan_quick(ScanObject *self, PyObject *span)
     }
     Py_ssize_t written_end;
     PyObject *name;
-    if (dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name) <= 0) {
+    int said = dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name);
+    if (said != 1) {
+        *refused = said == 2;
         return NULL; /* (with the exception, if any) */
     }
     PyObject *written = PyUnicode_Substring(self->text, start, written_end);
@@ -350,13 +359,14 @@ scan_step(ScanObject *self)
             }
             return NULL;
         }
-        PyObject *found = scan_decided(self, match);
+        int refused = 0;
+        PyObject *found = scan_decided(self, match, &refused);
         if (found != NULL || PyErr_Occurred()) {
             Py_DECREF(match);
             return found;
         }
         PyObject *call[] = {self->text, match, self->resume, self->base_int};
-        PyObject *answer = PyObject_Vectorcall(self->decide, call, 4, NULL);
+        PyObject *answer = PyObject_Vectorcall(refused ? self->walked : self->decide, call, 4, NULL);
         Py_DECREF(match);
         if (answer == NULL) {
             return NULL;
@@ -394,8 +404,8 @@ scan_step(ScanObject *self)
 PyTypeObject dk_ScanType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "doikit._speedups.Scan",
-    .tp_doc = PyDoc_STR("Scan(finditer, text, position, resume, base, doi, found, decide, tail, "
-                        "trail, url_odd)"
+    .tp_doc = PyDoc_STR("Scan(finditer, text, position, resume, base, doi, found, decide, "
+                        "walked, tail, trail, url_odd)"
                         "\n--\n\nThe extractor's scan of one text (doikit._extract._scan, "
                         "in C; internal)."),
     .tp_basicsize = sizeof(ScanObject),

@@ -38,7 +38,8 @@ PyObject *dk_normalized(PyObject *text);
 extern PyTypeObject dk_ScanType;
 int dk_scan_ready(void);
 
-/* quick.c: the extractor's quick path (for scan.c), and what it is handed */
+/* quick.c: the extractor's quick path (for scan.c), and what it is handed; dk_quick says
+ * 1 (decided), 0 (left to _decide), 2 (refused as _quick refuses: _walked decides), -1 */
 int dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream,
              Py_ssize_t *written_end, PyObject **name);
 PyObject *dk_configure_quick(PyObject *module, PyObject *args, PyObject *kwargs);
