@@ -25,6 +25,7 @@ def configure(
     name_group: int = ...,
     /,
 ) -> None: ...
+def configure_quick(**parts: object) -> None: ...
 def parse(text: str, /) -> str: ...
 def normalize(text: str, /) -> str: ...
 def parse_many(texts: Iterable[object], report: bool, /) -> list[str | Exception | None]: ...
@@ -51,6 +52,9 @@ class Scan:
         doi: type,
         found: type[tuple[object, ...]],
         decide: Callable[
+            [str, Match[str], list[int] | None, int], tuple[tuple[object, ...] | None, int, int]
+        ],
+        walked: Callable[
             [str, Match[str], list[int] | None, int], tuple[tuple[object, ...] | None, int, int]
         ],
         tail: int,
