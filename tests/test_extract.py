@@ -322,6 +322,11 @@ EDGES = st.sampled_from(
         "/full1",
         ".pdf",
         "%2E",
+        "v10.",
+        "/full/",
+        "/abstract/10.1000/",
+        "https://zenodo.org/badge/doi/",
+        ".png",
     ]
 )
 
@@ -681,7 +686,7 @@ def test_the_c_quick_path_decides_the_common_shape(text: str) -> None:
     "text",
     [
         "id=10.1000/abc&type=x",  # '&' after: no end _quick knows
-        "see https://zenodo.org/badge/DOI/10.5281/zenodo.1.svg here",  # a badge's URL
+        "see https://x.org/doi/10.1000/abc?x=1 here",  # '?' ends the run in a URL
         "doi:10.1000/abc/\nxyz",  # a line end the walk may rejoin
     ],
 )
@@ -692,6 +697,34 @@ def test_the_c_quick_path_hands_what_it_refuses_to_the_walk(text: str) -> None:
     decided, walked_ = _c_scan_asks(text)
     assert decided == []
     assert walked_ != []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("at https://onlinelibrary.wiley.com/doi/10.1002/nbm.3801/full\n", "10.1002/nbm.3801"),
+        ("[![DOI](https://zenodo.org/badge/DOI/10.5281/zenodo.1.svg)]", "10.5281/zenodo.1"),
+        ("(https://joss.theoj.org/papers/10.21105/joss.01807/status.svg)", "10.21105/joss.01807"),
+        (
+            "see https://www.biorxiv.org/content/10.1101/2021.04.29.442020v1.",
+            "10.1101/2021.04.29.442020",
+        ),
+        ("x https://a.org/10.1101/2021.04.29.442020v1.full.pdf y", "10.1101/2021.04.29.442020"),
+        ("a https://a.org/doi/10.1000/ab/full/10.2000/cd b", None),  # a start in what is cut
+        ("a https://a.org/doi/10.1000/full b", None),  # nothing of the suffix left
+    ],
+)
+def test_the_quick_path_cuts_a_url_s_tail_and_a_preprint_s_version_as_the_walk(
+    text: str, name: str | None
+) -> None:
+    """In a URL the quick path reads a view, a file or a badge's image after the DOI as the
+    walk does, and a preprint's version; where the walk would go on reading after the cut,
+    it leaves the candidate to the walk (None)."""
+    match = next(m for m in _extract._candidates().finditer(text) if m.lastindex == 2)
+    quick = _extract._quick(text, match, None)
+    assert (None if quick is None else str(quick.doi)) == name
+    if quick is not None:
+        assert [quick] == walked(text)
 
 
 def _c_scan_asks(text: str) -> tuple[list[str], list[str]]:

@@ -48,6 +48,7 @@ from doikit._extract._pattern import _TRAIL_CHARS as _TRAIL_CHARS
 from doikit._extract._pattern import _candidates as _candidates
 from doikit._extract._quick import _QUICK_HEADS as _QUICK_HEADS
 from doikit._extract._quick import _configure_c_quick
+from doikit._extract._quick import _quick as _quick
 from doikit._extract._run import _BREAK_THEN_DOT as _BREAK_THEN_DOT
 from doikit._extract._run import _ENTITY as _ENTITY
 from doikit._extract._run import _ESCAPED_TAG as _ESCAPED_TAG

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 from doikit._doi import valid_doi
 from doikit._extract._found import Found, _new_found
-from doikit._extract._make import _PREPRINTS, _as_letters, _versioned
+from doikit._extract._make import _PREPRINT, _PREPRINTS, _as_letters, _versioned
 from doikit._extract._pattern import (
     _ENDER_CHARS,
     _IS_PLACEHOLDER,
@@ -38,6 +38,7 @@ from doikit._extract._url import (
     _VIEWS,
     _after_doi_path_label,
     _in_url,
+    _in_url_length,
     _token_start,
     _url_name,
 )
@@ -64,8 +65,14 @@ _QUICK_AFTER_NOT: Final = frozenset("/=:%")
 _QUICK_HEADS: Final = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/")
 
 
-_QUICK_URL_ODD_CHARS: Final = "?#'"
-_QUICK_URL_ODD: Final = re.compile(rf"[{_QUICK_URL_ODD_CHARS}]|{_URL_VIEW_AFTER}", re.ASCII).search
+# In a URL, what ends a DOI's run (the walk reads it), and with the views publishers append
+# (_url._URL_VIEW_AFTER) what the quick path leaves to the walk in a URL with escapes.
+_QUICK_URL_STOPS: Final = "?#'"
+_QUICK_URL_STOP: Final = re.compile(rf"[{_QUICK_URL_STOPS}]").search
+_QUICK_URL_ODD: Final = re.compile(rf"[{_QUICK_URL_STOPS}]|{_URL_VIEW_AFTER}", re.ASCII).search
+# A start in the part of a URL's DOI or a preprint's name the quick path cuts: the walk goes
+# on reading there, so the quick path leaves it to the walk.
+_START: Final = "10."
 # After a candidate, what surely ends a DOI: whitespace, '"' and the closers (no opener in
 # the candidate is unbalanced).
 _QUICK_ENDS: Final = frozenset(" \t\n\r\f\v\"')]}>" + _ENDER_CHARS)
@@ -89,8 +96,8 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
             elif before == "%":
                 return None
             elif _after_resolver(text, start) or _in_url(text, start):
-                if _QUICK_URL_ODD(text, start, end) or _cut_in_url(text, start):
-                    return None
+                if _QUICK_URL_STOP(text, start, end):
+                    return None  # the run ends there: the walk reads it
                 in_url = True
             elif before == "/" and text[start - 2 : start - 1].isdigit():
                 return None  # a number's path outside a URL: the walk refuses it
@@ -119,16 +126,48 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
     written = raw.rstrip(_QUICK_TRIM)
     if len(written) <= suffix - start:
         return None  # nothing of the suffix is left
-    if written.startswith(_PREPRINTS) and _versioned(written):
-        return None
     if written[suffix - start] in _PLACEHOLDER_STARTS and _IS_PLACEHOLDER(written, suffix - start):
         return None
-    name = _url_name(written) if in_url else written
+    if in_url and (written := _in_url_written(text, start, end, written, suffix - start)) is None:
+        return None
+    if (
+        written.startswith(_PREPRINTS)
+        and (written := _unversioned(text, start, end, written)) is None
+    ):
+        return None
+    name = _url_name(written) if in_url and "%" in written else written
     if name is None or not name.isprintable():
         return None
     return _new_found(
         Found, (valid_doi(mended(_as_letters(name))), start, start + len(written), written)
     )
+
+
+def _in_url_written(text: str, start: int, end: int, written: str, suffix: int) -> str | None:
+    """How much of *written*, a candidate in a URL that ends at *end*, is the DOI, as the
+    walk reads it (_url._in_url_length: a view, a file, a badge's image, an OUP page's
+    number cut); None when the walk must read it: escapes with a view or a cut URL, nothing
+    of the suffix (at *suffix*) left, or a start in what is cut."""
+    if "%" in written:
+        if _QUICK_URL_ODD(text, start, end) or _cut_in_url(text, start):
+            return None
+        return written
+    kept = _in_url_length(text, start, written)
+    if kept <= suffix or text.find(_START, start + kept, end) >= 0:
+        return None
+    return written[:kept]
+
+
+def _unversioned(text: str, start: int, end: int, written: str) -> str | None:
+    """*written*, a preprint server's name, without the version or file its link carries,
+    as the walk cuts them (_make._PREPRINT); None when the walk must read it: escapes, or a
+    start in what is cut."""
+    version = _PREPRINT.fullmatch(written)
+    if version is None:
+        return written
+    if "%" in written or text.find(_START, start + version.end(1), end) >= 0:
+        return None
+    return written[: version.end(1)]
 
 
 def _cut_in_url(text: str, start: int) -> bool:
@@ -163,7 +202,7 @@ def _configure_c_quick(speedups: ModuleType) -> None:
         url_token=_URL_TOKEN.match,
         parameter_starts=_PARAMETER_STARTS,
         parameter=_DOI_PARAMETER,
-        url_odd=_QUICK_URL_ODD_CHARS,
+        url_odd=_QUICK_URL_STOPS,
         views=tuple(_VIEWS.split("|")),
         cut_markers=(_BADGE, _OUP_HOST),
         ends="".join(sorted(_QUICK_ENDS)),

@@ -22,7 +22,7 @@ typedef struct {
     PyObject *url_token;         /* _url._URL_TOKEN.match */
     char parameter_starts[128];  /* _url._PARAMETER_STARTS (ASCII) */
     PyObject *parameter;         /* _url._DOI_PARAMETER */
-    char url_odd[128];           /* _quick._QUICK_URL_ODD_CHARS (ASCII) */
+    char url_stops[128];         /* _quick._QUICK_URL_STOPS (ASCII) */
     PyObject *views;             /* _url._VIEWS: a tuple of ASCII str, lower case */
     PyObject *cut_markers;       /* _url._BADGE and _OUP_HOST: a tuple of ASCII str */
     char ends[128];              /* _quick._QUICK_ENDS, its ASCII part */
@@ -221,18 +221,20 @@ in_url(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t 
     return 0;
 }
 
-/* _quick._QUICK_URL_ODD(text, start, end) in C: one of _QUICK_URL_ODD_CHARS, or a view
- * (_url._URL_VIEW_AFTER: '/', then one of _VIEWS in either case, then no letter or digit
- * before *end*). */
+/* What _quick reads in a URL candidate text[start:end]: REFUSED at one of
+ * _QUICK_URL_STOPS (the run ends there); LEFT at a view (_url._URL_VIEW_AFTER: '/', one of
+ * _VIEWS in either case, then no letter or digit before *end*), which _quick cuts as the
+ * walk does; DECIDED (go on) else. */
 static int
 url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
 {
+    int view = 0;
     for (Py_ssize_t at = start; at < end; at++) {
         Py_UCS4 c = READ(at);
-        if (flagged(config.url_odd, c)) {
-            return 1;
+        if (flagged(config.url_stops, c)) {
+            return REFUSED;
         }
-        if (c != '/') {
+        if (c != '/' || view) {
             continue;
         }
         Py_ssize_t word = at + 1;
@@ -243,14 +245,14 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
             continue;
         }
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
-            PyObject *view = PyTuple_GET_ITEM(config.views, i);
-            if (PyUnicode_GET_LENGTH(view) == word - at - 1 &&
-                ascii_at(kind, data, word, at + 1, view, 1)) {
-                return 1;
+            PyObject *name = PyTuple_GET_ITEM(config.views, i);
+            if (PyUnicode_GET_LENGTH(name) == word - at - 1 &&
+                ascii_at(kind, data, word, at + 1, name, 1)) {
+                view = 1;
             }
         }
     }
-    return 0;
+    return view ? LEFT : DECIDED;
 }
 
 /* Whether _run._rejoined may rejoin the line after the break at *newline* to the DOI that
@@ -361,11 +363,14 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
                 return -1;
             }
             if (url) {
-                /* '?', '#', "'" or a view; a badge's or an OUP page's URL, whose tail the
-                 * walk may cut */
-                if (url_odd(kind, data, start, end) ||
-                    any_within(kind, data, token, start, config.cut_markers)) {
-                    return REFUSED;
+                /* '?', '#', "'" (refused) or a view; a badge's or an OUP page's URL, whose
+                 * tail _quick reads as the walk does (_in_url_written) */
+                int odd = url_odd(kind, data, start, end);
+                if (odd != DECIDED) {
+                    return odd;
+                }
+                if (any_within(kind, data, token, start, config.cut_markers)) {
+                    return LEFT;
                 }
             }
             else if (before == '/' && start >= 2 && Py_UNICODE_ISDIGIT(READ(start - 2))) {
@@ -451,7 +456,9 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     int said = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
         if (ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config.preprints, i), 0)) {
-            said = answers(config.versioned, written, 0, 0, 0, 1); /* a version, a file */
+            /* a version or a file, which _quick cuts as the walk does (_unversioned) */
+            said = answers(config.versioned, written, 0, 0, 0, 1);
+            said = said > 0 ? 2 : said;
             break;
         }
     }
@@ -472,13 +479,10 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             if (found == NULL) {
                 said = -1;
             }
-            else if (found == Py_None) {
-                said = 1; /* the walk reads it */
-            }
-            else if (!PyUnicode_IS_ASCII(found) ||
+            else if (found == Py_None || !PyUnicode_IS_ASCII(found) ||
                      !plain_ascii(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), 0,
                                   PyUnicode_GET_LENGTH(found))) {
-                said = 2; /* the Python path reads its characters */
+                said = 2; /* _quick reads its tail (_in_url_written), or its characters */
             }
         }
     }
@@ -543,7 +547,7 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
         flags_of(config.placeholder, placeholder, 1) < 0 ||
         flags_of(config.glued_last, glued_last, 1) < 0 ||
         flags_of(config.mended_first, mended_first, 1) < 0 ||
-        flags_of(config.url_odd, url_odd, 1) < 0 || flags_of(config.joins, joins, 0) < 0 ||
+        flags_of(config.url_stops, url_odd, 1) < 0 || flags_of(config.joins, joins, 0) < 0 ||
         flags_of(config.mended_any, mended_any, 1) < 0) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_ValueError, "configure_quick: parts out of range");
