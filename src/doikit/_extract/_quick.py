@@ -128,13 +128,14 @@ def _quick(text: str, match: re.Match[str], resume: list[int] | None) -> Found |
         return None  # nothing of the suffix is left
     if written[suffix - start] in _PLACEHOLDER_STARTS and _IS_PLACEHOLDER(written, suffix - start):
         return None
-    if in_url and (written := _in_url_written(text, start, end, written, suffix - start)) is None:
-        return None
-    if (
-        written.startswith(_PREPRINTS)
-        and (written := _unversioned(text, start, end, written)) is None
-    ):
-        return None
+    cut: str | None = written
+    if in_url:
+        cut = _in_url_written(text, start, end, written, suffix - start)
+    if cut is not None and cut.startswith(_PREPRINTS):
+        cut = _unversioned(text, start, end, cut)
+    if cut is None:
+        return None  # the walk reads on after what it cuts
+    written = cut
     name = _url_name(written) if in_url and "%" in written else written
     if name is None or not name.isprintable():
         return None
