@@ -138,9 +138,16 @@ def _hyphenated(digits: str) -> str | None:
     return "-".join(digits[a:b] for a, b in zip((0, *cuts), (*cuts, len(digits)), strict=True))
 
 
+# The hyphens of an ISBN hyphenated whole, by its number of digits (_hyphenated).
+_ISBN_HYPHENS: Final = {13: 4, 10: 3}
+
+
 def _mend_isbn(isbn: str) -> str | None:
     """*isbn* (digits and hyphens) with the one hyphen it lacks, or None."""
-    whole = _hyphenated(isbn.replace("-", ""))
+    digits = isbn.replace("-", "")
+    if isbn.count("-") + 1 != _ISBN_HYPHENS.get(len(digits)):
+        return None  # not one hyphen short (most: whole), whatever its ranges say
+    whole = _hyphenated(digits)
     if whole is None or whole.count("-") != isbn.count("-") + 1:
         return None
     # the written hyphens must be the whole's but one: drop each of the whole's in turn
