@@ -18,6 +18,7 @@ from doikit._extract._pattern import (
     _URN,
 )
 from doikit._extract._run import (
+    _HYPHENS,
     _JOINS_AFTER,
     _SICI_CHECK_BEGUN,
     _SICI_CHECK_BREAK,
@@ -211,6 +212,7 @@ def _configure_c_quick(speedups: ModuleType) -> None:
         sici_check=_SICI_CHECK_BREAK,
         rejoined=_rejoined,
         joins=_JOINS_AFTER,
+        hyphens=_HYPHENS,
         trailing=_QUICK_TRIM,
         preprints=_PREPRINTS,
         versioned=_versioned,

@@ -32,6 +32,8 @@ typedef struct {
     PyObject *rejoined;          /* _run._rejoined(text, at) */
     char joins[128];             /* _run._JOINS_AFTER, its ASCII part */
     PyObject *joins_set;         /* _run._JOINS_AFTER (for the rest) */
+    char hyphens[128];           /* _run._HYPHENS, its ASCII part */
+    PyObject *hyphens_set;       /* _run._HYPHENS (for the rest) */
     char trailing[128];          /* _pattern._TRAILING, its ASCII part */
     PyObject *trailing_set;      /* _pattern._TRAILING (for the rest) */
     PyObject *preprints;         /* _make._PREPRINTS: a tuple of ASCII str */
@@ -257,24 +259,39 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
 
 /* Whether _run._rejoined may rejoin the line after the break at *newline* to the DOI that
  * ends at *end*: only after one of _JOINS_AFTER or a ';' (a SICI's check character), or
- * after a letter or digit before a line that starts with '.' (_BREAK_THEN_DOT); else it
- * says None, and is not asked. 1, 0, or -1 with an exception. */
+ * after a letter or digit before a line that starts with '.' (_BREAK_THEN_DOT); and, but
+ * after one of _HYPHENS, only when the next line's first word holds a digit
+ * (_run._continues: _CONTINUATION). Else it says None, and is not asked. 1, 0, or -1 with
+ * an exception. */
 static int
 may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end, Py_ssize_t newline)
 {
     Py_UCS4 last = READ(end - 1);
-    int joins = in_set(config.joins, config.joins_set, last);
-    if (joins != 0 || last == ';') {
-        return joins < 0 ? -1 : 1;
-    }
-    if (!Py_UNICODE_ISALNUM(last)) {
-        return 0;
-    }
     Py_ssize_t next = newline + 1;
     while (next < length && (READ(next) == ' ' || READ(next) == '\t')) {
         next++;
     }
-    return next < length && READ(next) == '.';
+    if (last == ';') {
+        return 1;
+    }
+    int joins = in_set(config.joins, config.joins_set, last);
+    if (joins == 0 && !(Py_UNICODE_ISALNUM(last) && next < length && READ(next) == '.')) {
+        return 0;
+    }
+    int hyphen = joins < 0 ? -1 : in_set(config.hyphens, config.hyphens_set, last);
+    if (hyphen != 0) {
+        return hyphen;
+    }
+    for (; next < length; next++) { /* the next line's first word */
+        Py_UCS4 c = READ(next);
+        if (c == '"' || Py_UNICODE_ISSPACE(c)) {
+            break;
+        }
+        if (c >= '0' && c <= '9') {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Whether _hyphens.mended may change the name *found* (an ASCII str): its suffix starts
@@ -509,21 +526,22 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
 {
     static char *names[] = {"heads", "boundaries", "lookback", "url_token", "parameter_starts",
                             "parameter", "url_odd", "views", "cut_markers", "ends", "tag",
-                            "sici_check", "rejoined", "joins", "trailing", "preprints",
+                            "sici_check", "rejoined", "joins", "hyphens", "trailing", "preprints",
                             "versioned", "placeholder", "is_placeholder", "glued_last",
                             "url_name", "mended_first", "mended", "mended_any", "isbn_starts",
                             "mended_prefixes", "springer", "colon_markers", NULL};
     PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_odd, *views;
-    PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *trailing, *preprints;
+    PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *hyphens, *trailing;
+    PyObject *preprints;
     PyObject *versioned, *placeholder, *is_placeholder, *glued_last, *url_name;
     PyObject *mended_first, *mended, *mended_any, *isbn_starts, *mended_prefixes, *springer;
     PyObject *colon_markers;
     Py_ssize_t lookback;
     if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "$O!UnOUOUO!O!UOOOUUO!OUOUOUOUO!O!UO!:configure_quick", names,
+            args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!:configure_quick", names,
             &PyTuple_Type, &heads, &boundaries, &lookback, &url_token, &parameter_starts,
             &parameter, &url_odd, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
-            &tag, &sici_check, &rejoined, &joins, &trailing, &PyTuple_Type, &preprints,
+            &tag, &sici_check, &rejoined, &joins, &hyphens, &trailing, &PyTuple_Type, &preprints,
             &versioned, &placeholder, &is_placeholder, &glued_last, &url_name, &mended_first,
             &mended, &mended_any, &PyTuple_Type, &isbn_starts, &PyTuple_Type, &mended_prefixes,
             &springer, &PyTuple_Type, &colon_markers)) {
@@ -548,6 +566,7 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
         flags_of(config.glued_last, glued_last, 1) < 0 ||
         flags_of(config.mended_first, mended_first, 1) < 0 ||
         flags_of(config.url_stops, url_odd, 1) < 0 || flags_of(config.joins, joins, 0) < 0 ||
+        flags_of(config.hyphens, hyphens, 0) < 0 ||
         flags_of(config.mended_any, mended_any, 1) < 0) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_ValueError, "configure_quick: parts out of range");
@@ -559,6 +578,7 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     Py_XSETREF(config.parameter, Py_NewRef(parameter));
     Py_XSETREF(config.views, Py_NewRef(views));
     Py_XSETREF(config.joins_set, Py_NewRef(joins));
+    Py_XSETREF(config.hyphens_set, Py_NewRef(hyphens));
     Py_XSETREF(config.isbn_starts, Py_NewRef(isbn_starts));
     Py_XSETREF(config.mended_prefixes, Py_NewRef(mended_prefixes));
     Py_XSETREF(config.cut_markers, Py_NewRef(cut_markers));
