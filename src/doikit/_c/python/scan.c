@@ -186,8 +186,30 @@ scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, P
     return found;
 }
 
-static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span);
-static PyObject *scan_quick(ScanObject *self, PyObject *span, int *refused);
+static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span,
+                                   Py_ssize_t start, Py_ssize_t end);
+static PyObject *scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end,
+                            int *refused);
+
+/* A match's *span* read into *start* and *end*: 0, or -1 with an exception. */
+static int
+span_read(ScanObject *self, PyObject *span, Py_ssize_t *start, Py_ssize_t *end)
+{
+    if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
+        PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
+        return -1;
+    }
+    *start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
+    *end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    if (*start < 0 || *start > *end || *end > PyUnicode_GET_LENGTH(self->text)) {
+        PyErr_SetString(PyExc_ValueError, "Scan(): a match outside the text (internal)");
+        return -1;
+    }
+    return 0;
+}
 
 /* The Found of a candidate the pattern has decided (_scan's first two branches), or of one
  * of the common shape the quick path decides; or NULL: with an exception set on failure,
@@ -210,32 +232,24 @@ scan_decided(ScanObject *self, PyObject *match, int *refused)
     if (span == NULL) {
         return NULL;
     }
-    PyObject *found =
-        group == 2 ? scan_quick(self, span, refused) : scan_decided_span(self, in_url, span);
+    Py_ssize_t start, end;
+    PyObject *found = NULL;
+    if (span_read(self, span, &start, &end) == 0) {
+        found = group == 2 ? scan_quick(self, span, start, end, refused)
+                           : scan_decided_span(self, in_url, span, start, end);
+    }
     Py_DECREF(span);
     return found;
 }
 
-/* scan_decided's answer for the match's *span*: whose ints the Found takes when they are
- * its offsets (saving two ints per DOI in a whole text). */
+/* scan_decided's answer for the match's *span* (read: *start*, *end*): whose ints the Found
+ * takes when they are its offsets (saving two ints per DOI in a whole text). */
 static PyObject *
-scan_decided_span(ScanObject *self, int in_url, PyObject *span)
+scan_decided_span(ScanObject *self, int in_url, PyObject *span, Py_ssize_t start,
+                  Py_ssize_t end)
 {
-    if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
-        PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
-        return NULL;
-    }
-    Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
-    Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
     Py_ssize_t matched_end = end;
     Py_ssize_t length = PyUnicode_GET_LENGTH(self->text);
-    if (start < 0 || start > end || end > length) {
-        PyErr_SetString(PyExc_ValueError, "Scan(): a match outside the text (internal)");
-        return NULL;
-    }
     if (self->resume != Py_None && end >= length - 1) {
         return NULL; /* in a stream, the next chunk may go on with it */
     }
@@ -271,17 +285,8 @@ scan_decided_span(ScanObject *self, int in_url, PyObject *span)
  * decides, or NULL: with an exception set on failure, without one when _decide must see
  * the candidate (*refused* set when the quick path has refused it). */
 static PyObject *
-scan_quick(ScanObject *self, PyObject *span, int *refused)
+scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end, int *refused)
 {
-    if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) {
-        PyErr_SetString(PyExc_TypeError, "Scan(): a match's span is no pair (internal)");
-        return NULL;
-    }
-    Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
-    Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
     Py_ssize_t written_end;
     PyObject *name;
     int said = dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name);
