@@ -307,6 +307,9 @@ EDGES = st.sampled_from(
         "&ids=",
         "10.1007/",
         "978-3-540-85064-9",
+        "978-3-319-21668-3",
+        "%39",
+        " 9 ",
         " 8",
         "s10009-004-0175-4",
         "10.1002/",
@@ -333,14 +336,17 @@ EDGES = st.sampled_from(
 
 def walked(text: str) -> list[Found]:
     """find_all's answers by the general walk alone (the authority the quick paths follow)."""
-    from doikit._extract import _candidates, _walk  # noqa: PLC0415 - the module's own parts
+    from doikit._extract import _candidates, _completed, _walk  # noqa: PLC0415 - its parts
 
     found: list[Found] = []
     position = 0
     while (match := _candidates().search(text, position)) is not None:
         one, position = _walk(text, match, None)
         if one is not None:
+            one = _completed(text, one, None)  # (a Springer book's chapter, as _decide does)
+            assert one is not None
             found.append(one)
+            position = max(position, one.end)
     return found
 
 
@@ -725,6 +731,45 @@ def test_the_quick_path_cuts_a_url_s_tail_and_a_preprint_s_version_as_the_walk(
     assert (None if quick is None else str(quick.doi)) == name
     if quick is not None:
         assert [quick] == walked(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a URL's escape writing a Springer book's first digit: its chapter still read
+        "see https://link.springer.com/10.1007/%3978-3-319-21668-3 9.",
+        " https://doi.org/10.1007/%3978-3-319-21668-3 9.",
+        # a page number alone, or the next line's first word: told by what follows it
+        "a/10.1093/9.\n 9 10.1000/q",
+        "a/10.1093/9.\n 9 \nText",
+    ],
+)
+def test_a_review_s_findings_whole_and_in_streams(text: str) -> None:
+    """Session 23's review: each text gives the walk's answers (with a Springer book's
+    chapter) whole, and the same in chunks of every size."""
+    whole = list(doikit.find_all(text))
+    assert whole == walked(text)
+    for size in range(1, len(text)):
+        assert (
+            list(doikit.find_all([text[i : i + size] for i in range(0, len(text), size)])) == whole
+        )
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C quick path")
+def test_a_failed_configure_quick_leaves_the_c_quick_path_off() -> None:
+    """configure_quick refuses parts it cannot read, and leaves the C quick path off (every
+    candidate to the Python path), not half configured; configured again, it decides."""
+    assert _SPEEDUPS is not None
+    text = "see a=10.1000/abc.def and more"
+    parts = _extract._c_quick_parts()
+    try:
+        with pytest.raises(ValueError, match="ASCII"):
+            _SPEEDUPS.configure_quick(**{**parts, "boundaries": "\u2026"})
+        decided, _ = _c_scan_asks(text)
+        assert decided == ["10.1000/abc.def"]
+    finally:
+        _SPEEDUPS.configure_quick(**parts)
+    assert _c_scan_asks(text) == ([], [])
 
 
 def _c_scan_asks(text: str) -> tuple[list[str], list[str]]:

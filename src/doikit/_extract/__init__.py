@@ -47,6 +47,7 @@ from doikit._extract._pattern import _OPENERS as _OPENERS
 from doikit._extract._pattern import _TRAIL_CHARS as _TRAIL_CHARS
 from doikit._extract._pattern import _candidates as _candidates
 from doikit._extract._quick import _QUICK_HEADS as _QUICK_HEADS
+from doikit._extract._quick import _c_quick_parts as _c_quick_parts
 from doikit._extract._quick import _configure_c_quick
 from doikit._extract._quick import _quick as _quick
 from doikit._extract._run import _BREAK_THEN_DOT as _BREAK_THEN_DOT

@@ -194,37 +194,42 @@ def _after_resolver(text: str, start: int) -> bool:
 
 def _configure_c_quick(speedups: ModuleType) -> None:
     """Hand the quick path in C (_speedups' quick.c, which the C scan runs before it hands
-    a candidate to _decide) the parts it reads: the rules' character sets, heads and
-    markers, and the compiled patterns and functions of those with more to them, each as
-    its module defines it."""
-    speedups.configure_quick(
-        heads=_QUICK_HEADS,
-        boundaries=_BOUNDARIES,
-        lookback=_LOOKBACK,
-        url_token=_URL_TOKEN.match,
-        parameter_starts=_PARAMETER_STARTS,
-        parameter=_DOI_PARAMETER,
-        url_odd=_QUICK_URL_STOPS,
-        views=tuple(_VIEWS.split("|")),
-        cut_markers=(_BADGE, _OUP_HOST),
-        ends="".join(sorted(_QUICK_ENDS)),
-        tag=_TAG.match,
-        sici_check=_SICI_CHECK_BREAK,
-        rejoined=_rejoined,
-        joins=_JOINS_AFTER,
-        hyphens=_HYPHENS,
-        trailing=_QUICK_TRIM,
-        preprints=_PREPRINTS,
-        versioned=_versioned,
-        placeholder="".join(sorted(_PLACEHOLDER_STARTS)),
-        is_placeholder=_IS_PLACEHOLDER,
-        glued_last=_GLUED_FILE_LAST,
-        url_name=_url_name,
-        mended_first=_MENDED_FIRST,
-        mended=mended,
-        mended_any=_MENDED_ANY,
-        isbn_starts=_ISBN_STARTS,
-        mended_prefixes=tuple(sorted(_MENDED_PREFIXES)),
-        springer=_SPRINGER + "/",
-        colon_markers=(_URN, _DOI_PATH_LABEL),
-    )
+    a candidate to _decide) the parts it reads (_c_quick_parts)."""
+    speedups.configure_quick(**_c_quick_parts())
+
+
+def _c_quick_parts() -> dict[str, object]:
+    """What the quick path in C reads: the rules' character sets, heads and markers, and
+    the compiled patterns and functions of those with more to them, each as its module
+    defines it."""
+    return {
+        "heads": _QUICK_HEADS,
+        "boundaries": _BOUNDARIES,
+        "lookback": _LOOKBACK,
+        "url_token": _URL_TOKEN.match,
+        "parameter_starts": _PARAMETER_STARTS,
+        "parameter": _DOI_PARAMETER,
+        "url_stops": _QUICK_URL_STOPS,
+        "views": tuple(_VIEWS.split("|")),
+        "cut_markers": (_BADGE, _OUP_HOST),
+        "ends": "".join(sorted(_QUICK_ENDS)),
+        "tag": _TAG.match,
+        "sici_check": _SICI_CHECK_BREAK,
+        "rejoined": _rejoined,
+        "joins": _JOINS_AFTER,
+        "hyphens": _HYPHENS,
+        "trailing": _QUICK_TRIM,
+        "preprints": _PREPRINTS,
+        "versioned": _versioned,
+        "placeholder": "".join(sorted(_PLACEHOLDER_STARTS)),
+        "is_placeholder": _IS_PLACEHOLDER,
+        "glued_last": _GLUED_FILE_LAST,
+        "url_name": _url_name,
+        "mended_first": _MENDED_FIRST,
+        "mended": mended,
+        "mended_any": _MENDED_ANY,
+        "isbn_starts": _ISBN_STARTS,
+        "mended_prefixes": tuple(sorted(_MENDED_PREFIXES)),
+        "springer": _SPRINGER + "/",
+        "colon_markers": (_URN, _DOI_PATH_LABEL),
+    }

@@ -78,7 +78,9 @@ _BREAK_THEN_DOT: Final = re.compile(r"[ \t]*\r?\n[ \t]*\.").match
 _SICI_CHECK_BREAK: Final = re.compile(r"[Cc][Oo];[ \t]*\r?\n[ \t]*2-").match
 _SICI_CHECK_BEGUN: Final = re.compile(r"[Cc][Oo];[ \t]*\r?\n[ \t]*2?\Z").match
 _BLANKS_TO_END: Final = re.compile(r"[ \t]*(?:\r?\n[ \t]*|\r)?\Z").match
-_WORD_TO_END: Final = re.compile(r"[^\s\"]*\Z").match
+# (the first word and blanks: _CONTINUATION tells a page number alone at a line's end by
+# what follows it, which the next chunk holds)
+_WORD_TO_END: Final = re.compile(r"[^\s\"]*[ \t]*\r?\Z").match
 _CONTINUATION: Final = re.compile(
     r"(?![0-9]{1,3}[.)][ \t\r\n]|\[|[0-9]{1,4}(?:[ \t]+[^\s0-9]|[ \t]*(?:\r?\n|\Z)))"
     r"[^\s\"]*?[0-9]"

@@ -78,12 +78,17 @@ def _decide(
     if kind == _IN_URL:
         if resume is None or match.end() < len(text) - 1:
             written = match[0].rstrip(_TRAIL_CHARS)
-            name = written if _url_plain(written) else _url_name(written)
+            plain = _url_plain(written)
+            name = written if plain else _url_name(written)
             if name is not None:
                 start = match.start()
                 end = start + len(written)
-                doi = valid_doi(name)
-                return _new_found(Found, (doi, start + base, end + base, written)), end, _GO_ON
+                found = _new_found(Found, (valid_doi(name), start, end, written))
+                # (an escape may write a Springer book's first digit: its chapter is read)
+                completed = found if plain else _completed(text, found, resume)
+                if completed is None:
+                    return None, -1, _STOP
+                return _moved(completed, base), completed.end, _GO_ON
     elif kind == _SHAPED:
         quick = _quick(text, match, resume)
         if quick is not None:

@@ -324,6 +324,21 @@ may_mend(PyObject *found)
     return 0;
 }
 
+/* Whether the name *found* (an ASCII str) may be a Springer book's (_hyphens.
+ * is_springer_book): the prefix _SPRINGER, and a suffix that starts with a digit (an ISBN:
+ * _hyphens._hyphenated). Read on the name, not the text: a URL's escape may write the
+ * digit. */
+static int
+may_be_book(PyObject *found)
+{
+    Py_ssize_t size = PyUnicode_GET_LENGTH(found);
+    Py_ssize_t prefix = PyUnicode_GET_LENGTH(config.springer);
+    return size > prefix &&
+           ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), size, 0, config.springer,
+                    0) &&
+           Py_ISDIGIT(PyUnicode_1BYTE_DATA(found)[prefix]);
+}
+
 /* Whether text[start:end] holds a backslash, a non-ASCII or a non-printable character (the
  * walk reads escapes; the Python path reads the rest: isprintable(), ligatures). */
 static int
@@ -460,12 +475,6 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     if (!plain_ascii(kind, data, start, cut)) {
         return LEFT; /* isprintable() and ligatures to read */
     }
-    if (cut < length && READ(cut) == ' ' && Py_ISDIGIT(READ(suffix)) &&
-        ascii_at(kind, data, length, start, config.springer, 0)) {
-        /* a Springer book's chapter may follow the blank (_completed; a book's name is an
-         * ISBN, which starts with a digit: _hyphens._hyphenated) */
-        return LEFT;
-    }
     PyObject *written = PyUnicode_Substring(text, start, cut);
     if (written == NULL) {
         return -1;
@@ -508,6 +517,10 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
         Py_XDECREF(found);
         return said < 0 ? -1 : said == 1 ? REFUSED : LEFT;
     }
+    if (cut < length && READ(cut) == ' ' && may_be_book(found)) {
+        Py_DECREF(found);
+        return LEFT; /* a Springer book's chapter may follow the blank (_completed) */
+    }
     if (may_mend(found)) {
         PyObject *call[] = {found};
         Py_SETREF(found, PyObject_Vectorcall(config.mended, call, 1, NULL));
@@ -520,17 +533,18 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     return DECIDED;
 }
 
-/* configure_quick(**parts): doikit._extract's parts, once (internal). */
+/* configure_quick(**parts): doikit._extract's parts, once (internal); until it has
+ * succeeded, dk_quick leaves every candidate to the Python path. */
 PyObject *
 dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"heads", "boundaries", "lookback", "url_token", "parameter_starts",
-                            "parameter", "url_odd", "views", "cut_markers", "ends", "tag",
+                            "parameter", "url_stops", "views", "cut_markers", "ends", "tag",
                             "sici_check", "rejoined", "joins", "hyphens", "trailing", "preprints",
                             "versioned", "placeholder", "is_placeholder", "glued_last",
                             "url_name", "mended_first", "mended", "mended_any", "isbn_starts",
                             "mended_prefixes", "springer", "colon_markers", NULL};
-    PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_odd, *views;
+    PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_stops, *views;
     PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *hyphens, *trailing;
     PyObject *preprints;
     PyObject *versioned, *placeholder, *is_placeholder, *glued_last, *url_name;
@@ -540,13 +554,16 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     if (!PyArg_ParseTupleAndKeywords(
             args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!:configure_quick", names,
             &PyTuple_Type, &heads, &boundaries, &lookback, &url_token, &parameter_starts,
-            &parameter, &url_odd, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
+            &parameter, &url_stops, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
             &tag, &sici_check, &rejoined, &joins, &hyphens, &trailing, &PyTuple_Type, &preprints,
             &versioned, &placeholder, &is_placeholder, &glued_last, &url_name, &mended_first,
             &mended, &mended_any, &PyTuple_Type, &isbn_starts, &PyTuple_Type, &mended_prefixes,
             &springer, &PyTuple_Type, &colon_markers)) {
         return NULL;
     }
+    /* Off while its parts are written: a call that fails leaves it off (every candidate to
+     * the Python path), not half configured. */
+    Py_CLEAR(config.heads);
     PyObject *tuples[] = {heads, views, cut_markers, preprints, isbn_starts, mended_prefixes,
                           colon_markers};
     for (int t = 0; t < 7; t++) {
@@ -565,7 +582,7 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
         flags_of(config.placeholder, placeholder, 1) < 0 ||
         flags_of(config.glued_last, glued_last, 1) < 0 ||
         flags_of(config.mended_first, mended_first, 1) < 0 ||
-        flags_of(config.url_stops, url_odd, 1) < 0 || flags_of(config.joins, joins, 0) < 0 ||
+        flags_of(config.url_stops, url_stops, 1) < 0 || flags_of(config.joins, joins, 0) < 0 ||
         flags_of(config.hyphens, hyphens, 0) < 0 ||
         flags_of(config.mended_any, mended_any, 1) < 0) {
         if (!PyErr_Occurred()) {
