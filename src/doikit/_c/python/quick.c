@@ -2,9 +2,11 @@
  * candidate of the common shape (the candidate pattern's group 2), without its Python
  * frame, for the Scan of scan.c.
  *
- * It decides a candidate only where _quick would give the same DOI, and answers "not
- * decided" (0) for everything else, which the Scan then hands to _extract._decide: the
- * Python quick path and the walk, the authority. The rules are not copied here. Each
+ * It decides a candidate only where _quick would give the same DOI (DK_DECIDED); refuses
+ * it only where _quick surely refuses it (DK_REFUSED: the Scan hands it to
+ * _extract._walked, the walk, the authority); and leaves everything else to
+ * _extract._decide (DK_LEFT: the Python quick path, then the walk). The rules are not
+ * copied here. Each
  * character set, resolver head and marker comes from the Python module that defines it,
  * handed over once by configure_quick() (doikit._extract); each rule with more to it than a
  * character test (a URL's token, a tag, a line break rejoined, a view, a placeholder, a
@@ -54,35 +56,6 @@ typedef struct {
 static QuickConfig config;
 
 #define READ(at) PyUnicode_READ(kind, data, (at))
-
-static inline int
-flagged(const char *flags, Py_UCS4 c)
-{
-    return c < 128 && flags[c];
-}
-
-/* Mark in *flags* the ASCII characters of *chars*, which with *ascii_only* must all be. */
-static int
-flags_of(char *flags, PyObject *chars, int ascii_only)
-{
-    if (!PyUnicode_Check(chars)) {
-        PyErr_SetString(PyExc_TypeError, "configure_quick: a character set must be a str");
-        return -1;
-    }
-    memset(flags, 0, 128);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(chars);
-    for (Py_ssize_t i = 0; i < length; i++) {
-        Py_UCS4 c = PyUnicode_READ_CHAR(chars, i);
-        if (c < 128) {
-            flags[c] = 1;
-        }
-        else if (ascii_only) {
-            PyErr_SetString(PyExc_ValueError, "configure_quick: a character set must be ASCII");
-            return -1;
-        }
-    }
-    return 0;
-}
 
 /* Whether *c* is in a set of *flags* (ASCII) and *set* (the whole, for the rest): 1, 0 or
  * -1 with an exception. */
@@ -165,17 +138,13 @@ answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t
     return said;
 }
 
-/* What dk_quick answers: the candidate decided; left to _decide, whose quick path may
- * decide it; or refused, as _quick refuses it (the walk decides); -1 is an exception. */
-enum { LEFT = 0, DECIDED = 1, REFUSED = 2 };
-
 /* In dk_quick: a rule of _quick's that *said* something (1) refuses the candidate; an
  * exception (-1) is passed on. */
 #define REFUSE_IF(said)                                                                      \
     do {                                                                                     \
         int said_ = (said);                                                                  \
         if (said_ != 0) {                                                                    \
-            return said_ < 0 ? -1 : REFUSED;                                                 \
+            return said_ < 0 ? -1 : DK_REFUSED;                                                 \
         }                                                                                    \
     } while (0)
 
@@ -187,7 +156,7 @@ after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start)
         PyObject *head = PyTuple_GET_ITEM(config.heads, i);
         Py_ssize_t at = start - PyUnicode_GET_LENGTH(head);
         if (ascii_at(kind, data, length, at, head, 0) &&
-            (at == 0 || flagged(config.boundaries, READ(at - 1)))) {
+            (at == 0 || dk_marked(config.boundaries, READ(at - 1)))) {
             return 1;
         }
     }
@@ -200,7 +169,7 @@ token_start(int kind, const void *data, Py_ssize_t start)
 {
     Py_ssize_t low = start > config.lookback ? start - config.lookback : 0;
     for (Py_ssize_t at = start - 1; at >= low; at--) {
-        if (flagged(config.boundaries, READ(at))) {
+        if (dk_marked(config.boundaries, READ(at))) {
             return at + 1;
         }
     }
@@ -216,25 +185,25 @@ in_url(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t 
         return said;
     }
     for (Py_ssize_t at = start - 1; at >= token; at--) { /* the last parameter start */
-        if (flagged(config.parameter_starts, READ(at))) {
+        if (dk_marked(config.parameter_starts, READ(at))) {
             return answers(config.parameter, text, 2, at, start, 0);
         }
     }
     return 0;
 }
 
-/* What _quick reads in a URL candidate text[start:end]: REFUSED at one of
- * _QUICK_URL_STOPS (the run ends there); LEFT at a view (_url._URL_VIEW_AFTER: '/', one of
+/* What _quick reads in a URL candidate text[start:end]: DK_REFUSED at one of
+ * _QUICK_URL_STOPS (the run ends there); DK_LEFT at a view (_url._URL_VIEW_AFTER: '/', one of
  * _VIEWS in either case, then no letter or digit before *end*), which _quick cuts as the
- * walk does; DECIDED (go on) else. */
+ * walk does; DK_DECIDED (go on) else. */
 static int
 url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
 {
     int view = 0;
     for (Py_ssize_t at = start; at < end; at++) {
         Py_UCS4 c = READ(at);
-        if (flagged(config.url_stops, c)) {
-            return REFUSED;
+        if (dk_marked(config.url_stops, c)) {
+            return DK_REFUSED;
         }
         if (c != '/' || view) {
             continue;
@@ -254,7 +223,7 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
             }
         }
     }
-    return view ? LEFT : DECIDED;
+    return view ? DK_LEFT : DK_DECIDED;
 }
 
 /* Whether _run._rejoined may rejoin the line after the break at *newline* to the DOI that
@@ -304,10 +273,10 @@ may_mend(PyObject *found)
     const void *data = PyUnicode_1BYTE_DATA(found);
     int kind = PyUnicode_1BYTE_KIND;
     Py_ssize_t slash = PyUnicode_FindChar(found, '/', 0, size, 1);
-    if (slash < 0 || slash + 1 >= size || !flagged(config.mended_first, READ(slash + 1))) {
+    if (slash < 0 || slash + 1 >= size || !dk_marked(config.mended_first, READ(slash + 1))) {
         return 0;
     }
-    if (flagged(config.mended_any, READ(slash + 1))) {
+    if (dk_marked(config.mended_any, READ(slash + 1))) {
         return 1;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.isbn_starts); i++) {
@@ -339,8 +308,8 @@ may_be_book(PyObject *found)
            Py_ISDIGIT(PyUnicode_1BYTE_DATA(found)[prefix]);
 }
 
-/* Whether text[start:end] holds a backslash, a non-ASCII or a non-printable character (the
- * walk reads escapes; the Python path reads the rest: isprintable(), ligatures). */
+/* Whether text[start:end] is printable ASCII without a backslash (the walk reads escapes;
+ * the Python path reads the rest: isprintable(), ligatures). */
 static int
 plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
 {
@@ -354,25 +323,25 @@ plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
 }
 
 /* The DOI _quick gives for the candidate text[start:end] of the common shape (group 2):
- * DECIDED, with the name in *name* and where it is written up to in *written_end*; LEFT
- * when the Python path must see it; REFUSED where _quick says None (each of these returns
+ * DK_DECIDED, with the name in *name* and where it is written up to in *written_end*; DK_LEFT
+ * when the Python path must see it; DK_REFUSED where _quick says None (each of these returns
  * is one of _quick's); -1 with an exception. */
 int
 dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_t *written_end,
          PyObject **name)
 {
     if (config.heads == NULL) {
-        return LEFT; /* not configured: the Python path decides everything */
+        return DK_LEFT; /* not configured: the Python path decides everything */
     }
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     int url = 0;
     if (start < 0 || end > length || end - start < 5) {
-        return LEFT;
+        return DK_LEFT;
     }
     if (stream && end + 1 >= length) {
-        return REFUSED; /* the next chunk may go on with this DOI */
+        return DK_REFUSED; /* the next chunk may go on with this DOI */
     }
     if (start > 0) {
         Py_UCS4 before = READ(start - 1);
@@ -381,12 +350,12 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
                 PyObject *marker = PyTuple_GET_ITEM(config.colon_markers, i);
                 if (ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(marker), marker,
                              1)) {
-                    return REFUSED; /* a URN, or a URL path's '/doi:' (_in_url decides) */
+                    return DK_REFUSED; /* a URN, or a URL path's '/doi:' (_in_url decides) */
                 }
             }
         }
         else if (before == '%') {
-            return REFUSED;
+            return DK_REFUSED;
         }
         else if (before == '/' || before == '=') {
             Py_ssize_t token = token_start(kind, data, start);
@@ -398,15 +367,15 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
                 /* '?', '#', "'" (refused) or a view; a badge's or an OUP page's URL, whose
                  * tail _quick reads as the walk does (_in_url_written) */
                 int odd = url_odd(kind, data, start, end);
-                if (odd != DECIDED) {
+                if (odd != DK_DECIDED) {
                     return odd;
                 }
                 if (any_within(kind, data, token, start, config.cut_markers)) {
-                    return LEFT;
+                    return DK_LEFT;
                 }
             }
             else if (before == '/' && start >= 2 && Py_UNICODE_ISDIGIT(READ(start - 2))) {
-                return REFUSED; /* a number's path outside a URL: the walk refuses it */
+                return DK_REFUSED; /* a number's path outside a URL: the walk refuses it */
             }
         }
     }
@@ -423,20 +392,20 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             ends = answers(config.tag, text, 1, end, 0, 0); /* an HTML or XML tag */
         }
         if (ends <= 0) {
-            return ends < 0 ? -1 : REFUSED;
+            return ends < 0 ? -1 : DK_REFUSED;
         }
         if (after == ';') {
             /* a SICI name broken before its check character (in a stream, what the
              * chunk's end may cut so: not read here): the walk joins it */
             if (stream) {
-                return LEFT;
+                return DK_LEFT;
             }
             REFUSE_IF(answers(config.sici_check, text, 1, end - 2, 0, 0));
         }
     }
     for (Py_ssize_t at = start; at < end; at++) {
         if (READ(at) == '\\') {
-            return REFUSED; /* escapes (\\/, \\_) are read by the walk */
+            return DK_REFUSED; /* escapes (\\/, \\_) are read by the walk */
         }
     }
     Py_ssize_t blank = end;
@@ -449,7 +418,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     if (blank == length || READ(blank) == '\n') {
         /* a line end ahead: a DOI broken across lines (or a stream's) goes on */
         if (stream) {
-            return REFUSED;
+            return DK_REFUSED;
         }
         if (blank < length) {
             int may = may_rejoin(kind, data, length, end, blank);
@@ -470,56 +439,57 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
         suffix++;
     }
     if (++suffix >= cut) {
-        return REFUSED; /* nothing of the suffix is left */
+        return DK_REFUSED; /* nothing of the suffix is left */
     }
     if (!plain_ascii(kind, data, start, cut)) {
-        return LEFT; /* isprintable() and ligatures to read */
+        return DK_LEFT; /* isprintable() and ligatures to read */
     }
     PyObject *written = PyUnicode_Substring(text, start, cut);
     if (written == NULL) {
         return -1;
     }
-    int said = 0;
+    /* what the rules below say: DK_DECIDED while none has said otherwise */
+    int verdict = DK_DECIDED;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
         if (ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config.preprints, i), 0)) {
             /* a version or a file, which _quick cuts as the walk does (_unversioned) */
-            said = answers(config.versioned, written, 0, 0, 0, 1);
-            said = said > 0 ? 2 : said;
+            int said = answers(config.versioned, written, 0, 0, 0, 1);
+            verdict = said < 0 ? -1 : said ? DK_LEFT : DK_DECIDED;
             break;
         }
     }
-    if (said == 0 && flagged(config.placeholder, READ(suffix))) {
-        said = answers(config.is_placeholder, written, 1, suffix - start, 0, 0);
+    if (verdict == DK_DECIDED && dk_marked(config.placeholder, READ(suffix))) {
+        int said = answers(config.is_placeholder, written, 1, suffix - start, 0, 0);
+        verdict = said < 0 ? -1 : said ? DK_REFUSED : DK_DECIDED;
     }
-    PyObject *found = written;
-    Py_INCREF(found);
-    if (said == 0 && url) {
+    PyObject *found = Py_NewRef(written);
+    if (verdict == DK_DECIDED && url) {
         int slashes = 0, escaped = 0;
         for (Py_ssize_t at = start; at < cut; at++) {
             slashes += READ(at) == '/';
             escaped |= READ(at) == '%';
         }
-        if (escaped || slashes > 1 || flagged(config.glued_last, READ(cut - 1))) {
+        if (escaped || slashes > 1 || dk_marked(config.glued_last, READ(cut - 1))) {
             PyObject *call[] = {written};
             Py_SETREF(found, PyObject_Vectorcall(config.url_name, call, 1, NULL));
             if (found == NULL) {
-                said = -1;
+                verdict = -1;
             }
             else if (found == Py_None || !PyUnicode_IS_ASCII(found) ||
                      !plain_ascii(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), 0,
                                   PyUnicode_GET_LENGTH(found))) {
-                said = 2; /* _quick reads its tail (_in_url_written), or its characters */
+                verdict = DK_LEFT; /* _quick reads its tail (_in_url_written), or characters */
             }
         }
     }
     Py_DECREF(written);
-    if (said != 0) {
+    if (verdict != DK_DECIDED) {
         Py_XDECREF(found);
-        return said < 0 ? -1 : said == 1 ? REFUSED : LEFT;
+        return verdict;
     }
     if (cut < length && READ(cut) == ' ' && may_be_book(found)) {
         Py_DECREF(found);
-        return LEFT; /* a Springer book's chapter may follow the blank (_completed) */
+        return DK_LEFT; /* a Springer book's chapter may follow the blank (_completed) */
     }
     if (may_mend(found)) {
         PyObject *call[] = {found};
@@ -530,7 +500,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     }
     *written_end = cut;
     *name = found;
-    return DECIDED;
+    return DK_DECIDED;
 }
 
 /* configure_quick(**parts): doikit._extract's parts, once (internal); until it has
@@ -576,15 +546,15 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
         }
     }
     if (!PyUnicode_IS_ASCII(springer) || lookback < 0 ||
-        flags_of(config.boundaries, boundaries, 1) < 0 ||
-        flags_of(config.parameter_starts, parameter_starts, 1) < 0 ||
-        flags_of(config.ends, ends, 0) < 0 || flags_of(config.trailing, trailing, 0) < 0 ||
-        flags_of(config.placeholder, placeholder, 1) < 0 ||
-        flags_of(config.glued_last, glued_last, 1) < 0 ||
-        flags_of(config.mended_first, mended_first, 1) < 0 ||
-        flags_of(config.url_stops, url_stops, 1) < 0 || flags_of(config.joins, joins, 0) < 0 ||
-        flags_of(config.hyphens, hyphens, 0) < 0 ||
-        flags_of(config.mended_any, mended_any, 1) < 0) {
+        dk_mark(config.boundaries, boundaries, 1) < 0 ||
+        dk_mark(config.parameter_starts, parameter_starts, 1) < 0 ||
+        dk_mark(config.ends, ends, 0) < 0 || dk_mark(config.trailing, trailing, 0) < 0 ||
+        dk_mark(config.placeholder, placeholder, 1) < 0 ||
+        dk_mark(config.glued_last, glued_last, 1) < 0 ||
+        dk_mark(config.mended_first, mended_first, 1) < 0 ||
+        dk_mark(config.url_stops, url_stops, 1) < 0 || dk_mark(config.joins, joins, 0) < 0 ||
+        dk_mark(config.hyphens, hyphens, 0) < 0 ||
+        dk_mark(config.mended_any, mended_any, 1) < 0) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_ValueError, "configure_quick: parts out of range");
         }

@@ -33,24 +33,20 @@ enum { GO_ON = 0, RESTART = 1, STOP = 2 }; /* _decide's actions (_extract) */
 
 static PyObject *str_lastindex, *str_span;
 
-/* Whether *c* is one of the ASCII characters a set of *flags* marks. */
-static inline int
-marked(const char *flags, Py_UCS4 c)
+int
+dk_mark(char *flags, PyObject *chars, int ascii_only)
 {
-    return c < 128 && flags[c];
-}
-
-/* Mark in *flags* the characters of *chars*, which must be ASCII. */
-static int
-mark(char *flags, PyObject *chars)
-{
-    if (!PyUnicode_IS_ASCII(chars)) {
-        PyErr_SetString(PyExc_ValueError, "Scan(): a character set must be ASCII (internal)");
-        return -1;
-    }
-    const Py_UCS1 *each = PyUnicode_1BYTE_DATA(chars);
-    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(chars); i++) {
-        flags[each[i]] = 1;
+    memset(flags, 0, 128);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(chars);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(chars, i);
+        if (c < 128) {
+            flags[c] = 1;
+        }
+        else if (ascii_only) {
+            PyErr_SetString(PyExc_ValueError, "a character set must be ASCII (internal)");
+            return -1;
+        }
     }
     return 0;
 }
@@ -83,7 +79,7 @@ scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (self == NULL) {
         return NULL;
     }
-    if (mark(self->trail, trail) < 0 || mark(self->url_odd, url_odd) < 0) {
+    if (dk_mark(self->trail, trail, 1) < 0 || dk_mark(self->url_odd, url_odd, 1) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -255,7 +251,7 @@ scan_decided_span(ScanObject *self, int in_url, PyObject *span, Py_ssize_t start
     }
     int unicode_kind = PyUnicode_KIND(self->text);
     const void *data = PyUnicode_DATA(self->text);
-    while (end > start && marked(self->trail, PyUnicode_READ(unicode_kind, data, end - 1))) {
+    while (end > start && dk_marked(self->trail, PyUnicode_READ(unicode_kind, data, end - 1))) {
         end--;
     }
     if (end == start) {
@@ -264,7 +260,7 @@ scan_decided_span(ScanObject *self, int in_url, PyObject *span, Py_ssize_t start
     if (in_url) {
         /* as _extract._url_plain: else _url_name has something to say (an escape, a view
          * or file after a second '/', a file glued to the end) */
-        if (marked(self->url_odd, PyUnicode_READ(unicode_kind, data, end - 1))) {
+        if (dk_marked(self->url_odd, PyUnicode_READ(unicode_kind, data, end - 1))) {
             return NULL;
         }
         int slashes = 0;
@@ -290,8 +286,8 @@ scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end, i
     Py_ssize_t written_end;
     PyObject *name;
     int said = dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name);
-    if (said != 1) {
-        *refused = said == 2;
+    if (said != DK_DECIDED) {
+        *refused = said == DK_REFUSED;
         return NULL; /* (with the exception, if any) */
     }
     PyObject *written = PyUnicode_Substring(self->text, start, written_end);

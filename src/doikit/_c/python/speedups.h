@@ -38,8 +38,20 @@ PyObject *dk_normalized(PyObject *text);
 extern PyTypeObject dk_ScanType;
 int dk_scan_ready(void);
 
-/* quick.c: the extractor's quick path (for scan.c), and what it is handed; dk_quick says
- * 1 (decided), 0 (left to _decide), 2 (refused as _quick refuses: _walked decides), -1 */
+/* scan.c: sets of ASCII characters as flags, for the scan and its quick path. dk_mark marks
+ * in *flags* (128, cleared first) the ASCII characters of *chars*; any other is a ValueError
+ * with *ascii_only*, else left out (the caller reads it another way): 0 or -1. */
+static inline int
+dk_marked(const char *flags, Py_UCS4 c)
+{
+    return c < 128 && flags[c];
+}
+int dk_mark(char *flags, PyObject *chars, int ascii_only);
+
+/* quick.c: the extractor's quick path (for scan.c), and what it is handed. dk_quick says
+ * DK_DECIDED, DK_LEFT (to _decide, whose quick path may decide it), DK_REFUSED (as _quick
+ * refuses it: _walked decides), or -1 with an exception. */
+enum { DK_LEFT = 0, DK_DECIDED = 1, DK_REFUSED = 2 };
 int dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream,
              Py_ssize_t *written_end, PyObject **name);
 PyObject *dk_configure_quick(PyObject *module, PyObject *args, PyObject *kwargs);
