@@ -189,9 +189,6 @@ def _after_resolver(text: str, start: int) -> bool:
     return False
 
 
-# How many starts the rest of a run the walk has read may hold for the scan to read it again
-
-
 def _configure_c_quick(speedups: ModuleType) -> None:
     """Hand the quick path in C (_speedups' quick.c, which the C scan runs before it hands
     a candidate to _decide) the parts it reads (_c_quick_parts)."""

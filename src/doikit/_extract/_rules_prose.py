@@ -202,7 +202,7 @@ PROSE: Final = (
         ),
         corpus=("refs5-prokka-1",),
         paths={
-            "quick": ("_url._url_name", "_quick._cut_in_url"),
+            "quick": ("_url._url_name", "_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
             "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
         },

@@ -200,7 +200,7 @@ WILD: Final = (
             "md-momepy-badges",
         ),
         paths={
-            "quick": ("_url._url_name", "_quick._QUICK_URL_ODD"),
+            "quick": ("_url._url_name", "_quick._QUICK_URL_ODD", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
             "C scan": ("scan.c:scan_decided_span", "quick.c:url_odd"),
         },
@@ -224,7 +224,7 @@ WILD: Final = (
         corpus=("thread-mystmd-1173", "thread-reichlab-122-comment", "thread6-dystrack-12"),
         paths={
             "pattern": ("_pattern._NO_PREPRINT",),
-            "quick": ("_make._versioned",),
+            "quick": ("_make._versioned", "_quick._unversioned"),
             "walk": ("_make._make",),
             "C scan": ("quick.c:dk_quick",),
         },
@@ -532,7 +532,7 @@ WILD: Final = (
         vectors=("shields-badge-any-label", "shields-badge-colour"),
         corpus=("refs5-artemis-1", "md-harmonypy-linkdefs"),
         paths={
-            "quick": ("_quick._cut_in_url",),
+            "quick": ("_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._after_shields_badge", "_url._in_url_length"),
             "C scan": ("quick.c:dk_quick",),
         },
@@ -656,7 +656,7 @@ WILD: Final = (
         vectors=("oup-article-number",),
         corpus=("thread6-purgedups-33-c1",),
         paths={
-            "quick": ("_quick._cut_in_url",),
+            "quick": ("_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
             "C scan": ("quick.c:dk_quick",),
         },
