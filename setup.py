@@ -15,7 +15,7 @@ import platform
 from setuptools import Extension, setup
 
 C = "src/doikit/_c"
-JOBS = ("module", "state", "scan", "quick", "bulk", "helper", "arrow", "answer")
+JOBS = ("module", "state", "scan", "quick", "walk", "bulk", "helper", "arrow", "answer")
 SOURCES = [f"{C}/lib/reader.c", *(f"{C}/python/{job}.c" for job in JOBS)]
 HEADERS = [f"{C}/lib/reader.h", f"{C}/python/speedups.h", f"{C}/python/helper.h"]
 

@@ -480,12 +480,23 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
     with pytest.raises(TypeError, match="keyword"):
         scan_type(*good, x=1)
 
-    # What _decide raises reaches the caller, and the scan can be dropped midway.
+    # What _decide raises reaches the caller, and the scan can be dropped midway (a URN:
+    # neither C path reads it).
     def broken(*_: object) -> tuple[None, int, int]:
         raise ValueError("decide")
 
     scan = scan_type(
-        finditer, "10.1000/1 ver 10.1000/(2", 0, None, 0, C, Found, broken, broken, 256, *SETS
+        finditer,
+        "10.1000/1 ver urn:doi:10.1000/2",
+        0,
+        None,
+        0,
+        C,
+        Found,
+        broken,
+        broken,
+        256,
+        *SETS,
     )
     assert next(scan).text == "10.1000/1"
     with pytest.raises(ValueError, match="decide"):
@@ -499,7 +510,7 @@ def test_the_scan_in_c_checks_its_arguments() -> None:
         return None, 0, 2
 
     again = scan_type(
-        finditer, "x 10.1000/(2", 0, None, 0, C, Found, reentrant, reentrant, 256, *SETS
+        finditer, "x urn:doi:10.1000/2", 0, None, 0, C, Found, reentrant, reentrant, 256, *SETS
     )
     with pytest.raises(ValueError, match="already running"):
         next(again)

@@ -74,6 +74,7 @@ from doikit._extract._url import _GLUED_FILE_LAST as _GLUED_FILE_LAST
 from doikit._extract._url import _LOOKBACK as _LOOKBACK
 from doikit._extract._url import _url_name as _url_name
 from doikit._extract._url import _url_plain as _url_plain
+from doikit._extract._walk import _configure_c_walk
 from doikit._extract._walk import _walk as _walk
 
 if TYPE_CHECKING:
@@ -130,6 +131,7 @@ if _SPEEDUPS is None:
 else:
     _Scan = _SPEEDUPS.Scan
     _configure_c_quick(_SPEEDUPS)
+    _configure_c_walk(_SPEEDUPS)
 
     def _scan(text: str, position: int, resume: list[int] | None, base: int = 0) -> Iterator[Found]:
         """_scan_python's loop in C (_speedups.Scan), with the same answers."""

@@ -4,17 +4,46 @@ behind a DOI marker (_spaced)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
 from doikit._extract._found import Found, _new_found
 from doikit._extract._make import _make
-from doikit._extract._pattern import _BARE, _BARE_START, _IS_PLACEHOLDER, _SPACED, _URN
-from doikit._extract._run import _LINE_BREAK, _grow
-from doikit._extract._url import _ESCAPED_SLASHES, _ESCAPES, _after_shields_badge, _in_url
+from doikit._extract._pattern import (
+    _BARE,
+    _BARE_START,
+    _FIELD_TAG,
+    _IS_PLACEHOLDER,
+    _OPENERS,
+    _SPACED,
+    _URN,
+)
+from doikit._extract._run import (
+    _ENTITY,
+    _ESCAPE_WORD,
+    _ESCAPED_PUNCTUATION,
+    _LINE_BREAK,
+    _STOPS_IN_TEXT,
+    _STOPS_IN_URL,
+    _grow,
+    _separated,
+)
+from doikit._extract._url import (
+    _ESCAPED_SLASHES,
+    _ESCAPES,
+    _after_shields_badge,
+    _in_url,
+    _in_url_length,
+)
+from doikit._syntax import PercentError, percent_decode
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import ModuleType
 
 # A start glued to a word, a number or a dot is no start ("110.1/x", "v10.1/x", "1.10.1/x")
 # (rule: look-alikes-skipped).
@@ -171,3 +200,42 @@ def _looks_like_a_number(text: str, start: int, prefix: str) -> bool:
     if digits >= 4 and not _IPV4_PREFIX.match(prefix):
         return False
     return _MARKER.search(text, max(0, start - 12), start) is None
+
+
+def _configure_c_walk(speedups: ModuleType) -> None:
+    """Hand the walk in C (_speedups' walk.c, which the C scan runs for a candidate of a
+    whole text that the quick path has refused, or a bare start) the parts it reads
+    (_c_walk_parts)."""
+    speedups.configure_walk(**_c_walk_parts())
+
+
+def _ascii_matching(pattern: Callable[[str], object]) -> str:
+    """The ASCII characters *pattern* (a compiled pattern's match or search) finds alone."""
+    return "".join(char for char in map(chr, range(128)) if pattern(char))
+
+
+def _c_walk_parts() -> dict[str, object]:
+    """What the walk in C reads: the stops' characters as the walk's own patterns find them,
+    and the compiled patterns and functions of the rules with more to them; the rules the
+    quick path reads too it takes from the quick path in C (_quick._c_quick_parts)."""
+    return {
+        "glued": "".join(sorted(_GLUED)),
+        "urn": _URN,
+        "escapes": tuple(sorted(_ESCAPES)),
+        "slashes": tuple(sorted(_ESCAPED_SLASHES)),
+        "stops": _ascii_matching(_STOPS_IN_TEXT),
+        # ('%' is a stop only where it starts no escape: walk.c reads it so)
+        "url_stops": _ascii_matching(_STOPS_IN_URL).replace("%", ""),
+        "openers": "".join(_OPENERS),
+        "closers": "".join(_OPENERS.values()),
+        "field_tag": _FIELD_TAG,
+        "separated": functools.partial(_separated, stream=False),
+        "entity": _ENTITY.match,
+        "escape_word": _ascii_matching(_ESCAPE_WORD.match),
+        "unescaped": "".join(
+            char for char in map(chr, range(128)) if _ESCAPED_PUNCTUATION.fullmatch("\\" + char)
+        ),
+        "url_length": _in_url_length,
+        "decode": percent_decode,
+        "decode_error": PercentError,
+    }

@@ -18,6 +18,7 @@
  *   state.c   the DOIState type, and the name in a str (C reader, else Python)
  *   scan.c    the extractor's scan (Scan)
  *   quick.c   the extractor's quick path, for the scan (configure_quick)
+ *   walk.c    the extractor's walk, for the scan (configure_walk, walk)
  *   bulk.c    the bulk loop (parse_many, normalize_many)
  *   helper.c  the bulk loop's helper thread and its atomics
  *   arrow.c   the Arrow reader (arrow_many)
@@ -140,6 +141,13 @@ static PyMethodDef module_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      PyDoc_STR("configure_quick(**parts): doikit._extract's parts for the quick path "
                "(internal).")},
+    {"configure_walk", (PyCFunction)(void (*)(void))dk_configure_walk,
+     METH_VARARGS | METH_KEYWORDS,
+     PyDoc_STR("configure_walk(**parts): doikit._extract's parts for the walk (internal).")},
+    {"walk", dk_walk_one, METH_VARARGS,
+     PyDoc_STR("walk(text, group, start, end, doi, /)\n--\n\n"
+               "The C walk's answer for one candidate: None (left to Python), or (DOI or "
+               "None, its end or -1, where the scan goes on) (internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

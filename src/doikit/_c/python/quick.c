@@ -76,8 +76,8 @@ in_set(const char *flags, PyObject *set, Py_UCS4 c)
 
 /* Whether text[at:at + len(ascii)] is the ASCII *ascii*, its letters in either case when
  * *fold* (so no match where *at* is out of the text). */
-static int
-ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *ascii, int fold)
+int
+dk_ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *ascii, int fold)
 {
     Py_ssize_t size = PyUnicode_GET_LENGTH(ascii);
     if (at < 0 || size > length - at) {
@@ -104,7 +104,7 @@ any_within(int kind, const void *data, Py_ssize_t low, Py_ssize_t high, PyObject
         PyObject *marker = PyTuple_GET_ITEM(tuple, i);
         Py_ssize_t last = high - PyUnicode_GET_LENGTH(marker);
         for (Py_ssize_t at = low; at <= last; at++) {
-            if (ascii_at(kind, data, high, at, marker, 0)) {
+            if (dk_ascii_at(kind, data, high, at, marker, 0)) {
                 return 1;
             }
         }
@@ -115,8 +115,8 @@ any_within(int kind, const void *data, Py_ssize_t low, Py_ssize_t high, PyObject
 /* Call *function*(first, *ints*…) — a compiled pattern's match or search, or a rule — with
  * *count* (0 to 2) int arguments: 1 when it answers something that is not None (and true,
  * with *truth*), 0 when not, -1 with an exception. */
-static int
-answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b, int truth)
+int
+dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b, int truth)
 {
     PyObject *call[3] = {first, NULL, NULL};
     Py_ssize_t ints[2] = {a, b};
@@ -155,7 +155,7 @@ after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start)
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.heads); i++) {
         PyObject *head = PyTuple_GET_ITEM(config.heads, i);
         Py_ssize_t at = start - PyUnicode_GET_LENGTH(head);
-        if (ascii_at(kind, data, length, at, head, 0) &&
+        if (dk_ascii_at(kind, data, length, at, head, 0) &&
             (at == 0 || dk_marked(config.boundaries, READ(at - 1)))) {
             return 1;
         }
@@ -180,13 +180,13 @@ token_start(int kind, const void *data, Py_ssize_t start)
 static int
 in_url(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token)
 {
-    int said = answers(config.url_token, text, 2, token, start, 0);
+    int said = dk_answers(config.url_token, text, 2, token, start, 0);
     if (said != 0 || READ(start - 1) != '=') {
         return said;
     }
     for (Py_ssize_t at = start - 1; at >= token; at--) { /* the last parameter start */
         if (dk_marked(config.parameter_starts, READ(at))) {
-            return answers(config.parameter, text, 2, at, start, 0);
+            return dk_answers(config.parameter, text, 2, at, start, 0);
         }
     }
     return 0;
@@ -218,7 +218,7 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
             PyObject *name = PyTuple_GET_ITEM(config.views, i);
             if (PyUnicode_GET_LENGTH(name) == word - at - 1 &&
-                ascii_at(kind, data, word, at + 1, name, 1)) {
+                dk_ascii_at(kind, data, word, at + 1, name, 1)) {
                 view = 1;
             }
         }
@@ -280,13 +280,13 @@ may_mend(PyObject *found)
         return 1;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.isbn_starts); i++) {
-        if (ascii_at(kind, data, size, slash + 1, PyTuple_GET_ITEM(config.isbn_starts, i), 0)) {
+        if (dk_ascii_at(kind, data, size, slash + 1, PyTuple_GET_ITEM(config.isbn_starts, i), 0)) {
             return 1;
         }
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.mended_prefixes); i++) {
         PyObject *prefix = PyTuple_GET_ITEM(config.mended_prefixes, i);
-        if (PyUnicode_GET_LENGTH(prefix) == slash && ascii_at(kind, data, size, 0, prefix, 0)) {
+        if (PyUnicode_GET_LENGTH(prefix) == slash && dk_ascii_at(kind, data, size, 0, prefix, 0)) {
             return 1;
         }
     }
@@ -303,7 +303,7 @@ may_be_book(PyObject *found)
     Py_ssize_t size = PyUnicode_GET_LENGTH(found);
     Py_ssize_t prefix = PyUnicode_GET_LENGTH(config.springer);
     return size > prefix &&
-           ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), size, 0, config.springer,
+           dk_ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), size, 0, config.springer,
                     0) &&
            Py_ISDIGIT(PyUnicode_1BYTE_DATA(found)[prefix]);
 }
@@ -348,7 +348,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
         if (before == ':') {
             for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.colon_markers); i++) {
                 PyObject *marker = PyTuple_GET_ITEM(config.colon_markers, i);
-                if (ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(marker), marker,
+                if (dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(marker), marker,
                              1)) {
                     return DK_REFUSED; /* a URN, or a URL path's '/doi:' (_in_url decides) */
                 }
@@ -389,7 +389,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             ends = end + 1 == length ? 1 : in_set(config.ends, config.ends_set, READ(end + 1));
         }
         else if (ends == 0 && after == '<') {
-            ends = answers(config.tag, text, 1, end, 0, 0); /* an HTML or XML tag */
+            ends = dk_answers(config.tag, text, 1, end, 0, 0); /* an HTML or XML tag */
         }
         if (ends <= 0) {
             return ends < 0 ? -1 : DK_REFUSED;
@@ -400,7 +400,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             if (stream) {
                 return DK_LEFT;
             }
-            REFUSE_IF(answers(config.sici_check, text, 1, end - 2, 0, 0));
+            REFUSE_IF(dk_answers(config.sici_check, text, 1, end - 2, 0, 0));
         }
     }
     for (Py_ssize_t at = start; at < end; at++) {
@@ -422,7 +422,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
         }
         if (blank < length) {
             int may = may_rejoin(kind, data, length, end, blank);
-            REFUSE_IF(may > 0 ? answers(config.rejoined, text, 1, end, 0, 0) : may);
+            REFUSE_IF(may > 0 ? dk_answers(config.rejoined, text, 1, end, 0, 0) : may);
         }
     }
     Py_ssize_t cut = end;
@@ -451,15 +451,15 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     /* what the rules below say: DK_DECIDED while none has said otherwise */
     int verdict = DK_DECIDED;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
-        if (ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config.preprints, i), 0)) {
+        if (dk_ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config.preprints, i), 0)) {
             /* a version or a file, which _quick cuts as the walk does (_unversioned) */
-            int said = answers(config.versioned, written, 0, 0, 0, 1);
+            int said = dk_answers(config.versioned, written, 0, 0, 0, 1);
             verdict = said < 0 ? -1 : said ? DK_LEFT : DK_DECIDED;
             break;
         }
     }
     if (verdict == DK_DECIDED && dk_marked(config.placeholder, READ(suffix))) {
-        int said = answers(config.is_placeholder, written, 1, suffix - start, 0, 0);
+        int said = dk_answers(config.is_placeholder, written, 1, suffix - start, 0, 0);
         verdict = said < 0 ? -1 : said ? DK_REFUSED : DK_DECIDED;
     }
     PyObject *found = Py_NewRef(written);
@@ -583,4 +583,179 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     Py_XSETREF(config.colon_markers, Py_NewRef(colon_markers));
     Py_XSETREF(config.heads, Py_NewRef(heads)); /* last: it says configured */
     Py_RETURN_NONE;
+}
+
+/* The rules above that the walk (walk.c) reads too, each as the quick path reads it. */
+
+/* Whether configure_quick() has handed them over. */
+int
+dk_rule_ready(void)
+{
+    return config.heads != NULL;
+}
+
+/* _url._in_url: whether the DOI at *start* is part of a URL (*escaped*: an escaped ':' or
+ * '/' is before it). 1, 0, or -1 with an exception. */
+int
+dk_rule_in_url(PyObject *text, Py_ssize_t start, int escaped)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    if (start == 0) {
+        return 0;
+    }
+    Py_UCS4 before = READ(start - 1);
+    if (before != '/' && before != '=' && !escaped &&
+        !dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(
+                                                   PyTuple_GET_ITEM(config.colon_markers, 1)),
+                  PyTuple_GET_ITEM(config.colon_markers, 1), 1)) {
+        return 0; /* (a path, a query value, an escape, or a path's 'doi:' label) */
+    }
+    if (before == '/' && after_resolver(kind, data, length, start)) {
+        return 1;
+    }
+    return in_url(text, kind, data, start, token_start(kind, data, start));
+}
+
+/* _run._TAG: whether an HTML or XML tag starts at *at*: 1, 0, or -1. */
+int
+dk_rule_tag(PyObject *text, Py_ssize_t at)
+{
+    return dk_answers(config.tag, text, 1, at, 0, 0);
+}
+
+/* _run._rejoined at the stop *at* of a whole text: 1 with where the next line goes on with
+ * the DOI in *following*, 0 when the DOI ends at *at*, -1 with an exception. */
+int
+dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t newline = at; /* _run._LINE_BREAK must match at *at* */
+    while (newline < length && (READ(newline) == ' ' || READ(newline) == '\t')) {
+        newline++;
+    }
+    if (newline < length && READ(newline) == '\r') {
+        newline++;
+    }
+    if (at == 0 || newline >= length || READ(newline) != '\n') {
+        return 0;
+    }
+    int may = may_rejoin(kind, data, length, at, newline);
+    if (may <= 0) {
+        return may;
+    }
+    PyObject *where = PyLong_FromSsize_t(at);
+    if (where == NULL) {
+        return -1;
+    }
+    PyObject *call[] = {text, where};
+    PyObject *answer = PyObject_Vectorcall(config.rejoined, call, 2, NULL);
+    Py_DECREF(where);
+    if (answer == NULL) {
+        return -1;
+    }
+    if (answer == Py_None) {
+        Py_DECREF(answer);
+        return 0;
+    }
+    *following = PyLong_AsSsize_t(answer);
+    Py_DECREF(answer);
+    if (*following == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    return *following > at && *following <= length ? 1 : 0;
+}
+
+/* _pattern._TRAILING: whether *c* trails a DOI. 1, 0, or -1. */
+int
+dk_rule_trails(Py_UCS4 c)
+{
+    return in_set(config.trailing, config.trailing_set, c);
+}
+
+/* _pattern._IS_PLACEHOLDER(text, at): 1, 0, or -1. */
+int
+dk_rule_placeholder(PyObject *text, Py_ssize_t at)
+{
+    if (at >= PyUnicode_GET_LENGTH(text) ||
+        !dk_marked(config.placeholder, PyUnicode_READ_CHAR(text, at))) {
+        return 0;
+    }
+    return dk_answers(config.is_placeholder, text, 1, at, 0, 0);
+}
+
+/* Whether *written* (an ASCII str) is a preprint server's name with a version or file
+ * after it (_make._versioned): 1, 0, or -1. */
+int
+dk_rule_versioned(PyObject *written)
+{
+    Py_ssize_t size = PyUnicode_GET_LENGTH(written);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
+        if (dk_ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(written), size, 0,
+                     PyTuple_GET_ITEM(config.preprints, i), 0)) {
+            return dk_answers(config.versioned, written, 0, 0, 0, 1);
+        }
+    }
+    return 0;
+}
+
+/* _hyphens.mended(name) for an ASCII str *name* (a new reference, NULL with an exception):
+ * only called where it may change it. */
+PyObject *
+dk_rule_mended(PyObject *name)
+{
+    if (!may_mend(name)) {
+        return Py_NewRef(name);
+    }
+    return PyObject_CallOneArg(config.mended, name);
+}
+
+/* Whether the ASCII name *name* may be a Springer book's, whose chapter a blank may have
+ * cut off (_make._completed asks). */
+int
+dk_rule_book(PyObject *name)
+{
+    return may_be_book(name);
+}
+
+/* Whether _url._in_url_length may cut the URL candidate text[start:end] (printable ASCII,
+ * one '/' in the name): a '%', a second '/', a file's last letter (_GLUED_FILE_LAST), a
+ * suffix that is one of _VIEWS, or a badge before it (_BADGE, within the look-back). Else
+ * the whole candidate is the DOI. */
+int
+dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t end)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t slash = -1;
+    for (Py_ssize_t at = start; at < end; at++) {
+        Py_UCS4 c = READ(at);
+        if (c == '%' || (c == '/' && slash >= 0)) {
+            return 1;
+        }
+        if (c == '/') {
+            slash = at;
+        }
+    }
+    if (slash < 0 || dk_marked(config.glued_last, READ(end - 1))) {
+        return 1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
+        PyObject *view = PyTuple_GET_ITEM(config.views, i);
+        if (PyUnicode_GET_LENGTH(view) == end - slash - 1 &&
+            dk_ascii_at(kind, data, end, slash + 1, view, 1)) {
+            return 1;
+        }
+    }
+    Py_ssize_t low = start > config.lookback ? start - config.lookback : 0;
+    PyObject *badge = PyTuple_GET_ITEM(config.cut_markers, 0);
+    for (Py_ssize_t at = low; at + PyUnicode_GET_LENGTH(badge) <= start; at++) {
+        if (dk_ascii_at(kind, data, start, at, badge, 0)) {
+            return 1;
+        }
+    }
+    return 0;
 }

@@ -142,6 +142,9 @@ scan_dealloc(ScanObject *self)
 /* The Found of *written*, text[start:end] at the stream offset base + start, as the DOI
  * *name* (a reference the Found takes; a new reference, NULL on failure). *from* and *to*,
  * when not NULL, are those offsets as ints already (the match's own). */
+static PyObject *scan_found_of(ScanObject *self, Py_ssize_t start, Py_ssize_t end,
+                               PyObject *written, PyObject *doi, PyObject *from, PyObject *to);
+
 static PyObject *
 scan_found_as(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *written,
               PyObject *name, PyObject *from, PyObject *to)
@@ -150,6 +153,14 @@ scan_found_as(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *writ
     if (doi == NULL) {
         return NULL;
     }
+    return scan_found_of(self, start, end, written, doi, from, to);
+}
+
+/* scan_found_as for the DOI *doi* (a reference the Found takes). */
+static PyObject *
+scan_found_of(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *written,
+              PyObject *doi, PyObject *from, PyObject *to)
+{
     PyTypeObject *type = (PyTypeObject *)self->found;
     PyObject *found = type->tp_alloc(type, 4); /* as tuple.__new__(Found, …) makes it */
     from = from != NULL ? Py_NewRef(from) : PyLong_FromSsize_t(self->base + start);
@@ -186,6 +197,12 @@ static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span,
                                    Py_ssize_t start, Py_ssize_t end);
 static PyObject *scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end,
                             int *refused);
+static PyObject *scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end,
+                           int *refused);
+
+/* What scan_decided leaves to Python (*refused*): the candidate to _decide, to _walked (the
+ * quick path has refused it), or nothing (the walk in C has refused it). */
+enum { TO_DECIDE = 0, TO_WALKED = 1, WALKED = 2 };
 
 /* A match's *span* read into *start* and *end*: 0, or -1 with an exception. */
 static int
@@ -221,7 +238,7 @@ scan_decided(ScanObject *self, PyObject *match, int *refused)
     int in_url = kind != Py_None;
     long group = in_url ? PyLong_AsLong(kind) : 0;
     Py_DECREF(kind);
-    if (group < 0 || group > 2) {
+    if (group < 0 || group > 3) {
         return NULL; /* (an error from PyLong_AsLong stays set) */
     }
     PyObject *span = PyObject_CallMethodNoArgs(match, str_span);
@@ -231,8 +248,17 @@ scan_decided(ScanObject *self, PyObject *match, int *refused)
     Py_ssize_t start, end;
     PyObject *found = NULL;
     if (span_read(self, span, &start, &end) == 0) {
-        found = group == 2 ? scan_quick(self, span, start, end, refused)
-                           : scan_decided_span(self, in_url, span, start, end);
+        if (group == 2) {
+            found = scan_quick(self, span, start, end, refused);
+            /* (what the quick path leaves, the walk decides alike: the property test) */
+            if (found == NULL && !PyErr_Occurred()) {
+                found = scan_walk(self, 2, start, end, refused);
+            }
+        }
+        else {
+            found = group == 3 ? scan_walk(self, 3, start, end, refused)
+                               : scan_decided_span(self, in_url, span, start, end);
+        }
     }
     Py_DECREF(span);
     return found;
@@ -287,7 +313,7 @@ scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end, i
     PyObject *name;
     int said = dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name);
     if (said != DK_DECIDED) {
-        *refused = said == DK_REFUSED;
+        *refused = said == DK_REFUSED ? TO_WALKED : TO_DECIDE;
         return NULL; /* (with the exception, if any) */
     }
     PyObject *written = PyUnicode_Substring(self->text, start, written_end);
@@ -301,6 +327,38 @@ scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end, i
     if (found != NULL) {
         self->position = written_end;
     }
+    return found;
+}
+
+/* The Found of a candidate of *group* (2, refused by the quick path, or 3, a bare start) of a
+ * whole text that the walk in C (walk.c) decides, or NULL: with an exception set on
+ * failure; else *refused* says WALKED when it has refused the candidate (the scan goes
+ * on), and is left as it was when Python must read it. */
+static PyObject *
+scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end, int *refused)
+{
+    if (self->resume != Py_None) {
+        return NULL; /* a stream's chunk: the Python walk waits where it must */
+    }
+    PyObject *doi;
+    Py_ssize_t found_end, position;
+    int said = dk_walk(self->text, group, start, end, self->doi, &doi, &found_end, &position);
+    if (said < 0 || said == DK_LEFT) {
+        return NULL;
+    }
+    self->position = position;
+    Py_CLEAR(self->matches); /* as after _walked: scan on from position */
+    if (said == DK_REFUSED) {
+        *refused = WALKED;
+        return NULL;
+    }
+    PyObject *written = PyUnicode_Substring(self->text, start, found_end);
+    if (written == NULL) {
+        Py_DECREF(doi);
+        return NULL;
+    }
+    PyObject *found = scan_found_of(self, start, found_end, written, doi, NULL, NULL);
+    Py_DECREF(written);
     return found;
 }
 
@@ -360,14 +418,18 @@ scan_step(ScanObject *self)
             }
             return NULL;
         }
-        int refused = 0;
+        int refused = TO_DECIDE;
         PyObject *found = scan_decided(self, match, &refused);
-        if (found != NULL || PyErr_Occurred()) {
+        if (found != NULL || PyErr_Occurred() || refused == WALKED) {
             Py_DECREF(match);
+            if (found == NULL && !PyErr_Occurred()) {
+                continue; /* refused by the walk in C */
+            }
             return found;
         }
         PyObject *call[] = {self->text, match, self->resume, self->base_int};
-        PyObject *answer = PyObject_Vectorcall(refused ? self->walked : self->decide, call, 4, NULL);
+        PyObject *answer = PyObject_Vectorcall(refused == TO_WALKED ? self->walked : self->decide,
+                                               call, 4, NULL);
         Py_DECREF(match);
         if (answer == NULL) {
             return NULL;

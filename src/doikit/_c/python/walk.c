@@ -1,0 +1,594 @@
+/* The extractor's walk, in C (issue 30): what doikit._extract._walk decides about a
+ * candidate of the common shape (the candidate pattern's group 2) or a bare start (group 3)
+ * in a whole text (not a stream's chunk), for the Scan of scan.c.
+ *
+ * It decides a candidate only where _walk (with _completed) gives the same answer: the DOI
+ * and where the scan goes on (DK_DECIDED), or no DOI and where the scan goes on
+ * (DK_REFUSED); everything it does not read leaves the candidate to the Python walk
+ * (DK_LEFT: _extract._walked): a URN, a start glued to a word, a registrant that may be a
+ * number, any character outside ASCII, a character reference, a preprint's version, TeX's
+ * escaped '%', a Springer book's chapter, a run that holds another start after what it
+ * takes. The rules are not copied here: the stops' characters come from the patterns that
+ * define them (configure_walk(), from doikit._extract._walk), the rules the quick path reads
+ * too are quick.c's (dk_rule_*), and each rule with more to it is its module's own compiled
+ * pattern or function, called only where a candidate reaches it. A test holds it to the
+ * Python walk candidate by candidate (walk(), tests/test_extract.py), and the property test
+ * the scans' answers on any text. */
+#include "speedups.h"
+
+/* What configure_walk() hands over (the names of doikit._extract's parts in brackets). */
+typedef struct {
+    char glued[128];         /* _walk._GLUED (ASCII) */
+    PyObject *urn;           /* _pattern._URN, lower case */
+    PyObject *escapes;       /* _url._ESCAPES: a tuple of ASCII str */
+    PyObject *slashes;       /* _url._ESCAPED_SLASHES: a tuple of ASCII str */
+    char stops[128];         /* the ASCII characters _run._STOPS_IN_TEXT stops at */
+    char url_stops[128];     /* and _run._STOPS_IN_URL, but '%' (see run_end) */
+    PyObject *openers;       /* _pattern._OPENERS' keys, a str */
+    PyObject *closers;       /* its values, in the same order */
+    PyObject *field_tag;     /* _pattern._FIELD_TAG */
+    PyObject *separated;     /* _run._separated(text, at, after) of a whole text */
+    PyObject *entity;        /* _run._ENTITY.match */
+    char escape_word[128];   /* what _run._ESCAPE_WORD matches (ASCII) */
+    char unescaped[128];     /* what _run._ESCAPED_PUNCTUATION unescapes after '\' */
+    PyObject *url_length;    /* _url._in_url_length(text, start, raw) */
+    PyObject *decode;        /* _syntax.percent_decode */
+    PyObject *decode_error;  /* _syntax.PercentError */
+} WalkConfig;
+
+static WalkConfig walk;
+static int configured;
+
+#define READ(at) PyUnicode_READ(kind, data, (at))
+#define OPENED 64 /* brackets held open: a run with more is left to the Python walk */
+
+/* Whether text[at:] is one of the ASCII strs of *tuple*. */
+static int
+one_of_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *tuple)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
+        if (dk_ascii_at(kind, data, length, at, PyTuple_GET_ITEM(tuple, i), 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+is_hex(Py_UCS4 c)
+{
+    return c < 128 && Py_ISXDIGIT(c);
+}
+
+/* What a stop's rule says: the run ends (at *run*), or the reading goes on (at *next*);
+ * or DK_LEFT, or -1 with an exception. */
+enum { ENDS = 10, GOES_ON = 11 };
+
+/* The brackets a run holds open: the closer each waits for, and where it was opened. */
+typedef struct {
+    Py_UCS4 waits[OPENED];
+    Py_ssize_t at[OPENED];
+    int depth;
+} Opened;
+
+/* _run._line_end for a whole text, at the stop *at*: the run ends there, but for a line
+ * break rejoined (quick.c's dk_rule_rejoined, _run._rejoined). */
+static int
+line_end(PyObject *text, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
+{
+    int joined = dk_rule_rejoined(text, at, next);
+    *run = at;
+    return joined < 0 ? -1 : joined ? GOES_ON : ENDS;
+}
+
+/* _run._semicolon for a whole text (a character reference's ';' is never reached here:
+ * the walk leaves references to Python): the run ends where _run._separated says, else
+ * the reading goes on after the row of ';' (at its last, _last_semicolon). */
+static int
+semicolon(PyObject *text, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
+{
+    PyObject *call[] = {text, PyLong_FromSsize_t(at), PyLong_FromSsize_t(at + 1)};
+    PyObject *answer =
+        call[1] && call[2] ? PyObject_Vectorcall(walk.separated, call, 3, NULL) : NULL;
+    Py_XDECREF(call[1]);
+    Py_XDECREF(call[2]);
+    if (answer == NULL) {
+        return -1;
+    }
+    Py_ssize_t ends = PyLong_AsSsize_t(answer);
+    Py_DECREF(answer);
+    if (ends == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (ends >= 0) {
+        *run = ends;
+        return ENDS;
+    }
+    Py_ssize_t last = at;
+    while (last + 1 < PyUnicode_GET_LENGTH(text) && PyUnicode_READ_CHAR(text, last + 1) == ';') {
+        last++;
+    }
+    *next = last > at + 1 ? last : at + 1;
+    return GOES_ON;
+}
+
+/* The rule of the stop *c* at *at* (_run._STOP_RULES; _line_end for the rest). */
+static int
+stop_rule(PyObject *text, Py_UCS4 c, Py_ssize_t at, int in_url, Opened *opened,
+          Py_ssize_t *run, Py_ssize_t *next)
+{
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 after = at + 1 < length ? PyUnicode_READ_CHAR(text, at + 1) : 0;
+    Py_ssize_t opener = PyUnicode_FindChar(walk.openers, c, 0, PY_SSIZE_T_MAX, 1);
+    *run = at;
+    *next = at + 1;
+    if (opener >= 0) { /* _run._opener */
+        int tag = c == '<'   ? dk_rule_tag(text, at)
+                  : c == '[' ? dk_answers(walk.field_tag, text, 1, at, 0, 0)
+                             : 0;
+        if (tag != 0) {
+            return tag < 0 ? -1 : ENDS;
+        }
+        if (opened->depth == OPENED) {
+            return DK_LEFT;
+        }
+        opened->waits[opened->depth] = PyUnicode_READ_CHAR(walk.closers, opener);
+        opened->at[opened->depth++] = at;
+        return GOES_ON;
+    }
+    if (PyUnicode_FindChar(walk.closers, c, 0, PY_SSIZE_T_MAX, 1) >= 0) { /* _run._closer */
+        if (opened->depth > 0 && opened->waits[opened->depth - 1] == c) {
+            opened->depth--;
+            return GOES_ON;
+        }
+        return ENDS;
+    }
+    switch (c) {
+    case ',': /* _run._comma */
+        return ENDS;
+    case ';':
+        return semicolon(text, at, run, next);
+    case '&': { /* _run._reference: a bare '&' (a reference is left to Python) */
+        int reference = dk_answers(walk.entity, text, 1, at, 0, 0);
+        if (reference != 0) {
+            return reference < 0 ? -1 : DK_LEFT;
+        }
+        return in_url ? line_end(text, at, run, next) : GOES_ON;
+    }
+    case '$': /* _run._dollar */
+        return after == '$' ? ENDS : GOES_ON;
+    case '\\': /* _run._backslash */
+        return dk_marked(walk.escape_word, after) ? ENDS : GOES_ON;
+    default:
+        return line_end(text, at, run, next);
+    }
+}
+
+/* _run._grow for a whole text: the end of the DOI whose suffix starts at *index* (*end*)
+ * and of the run read for it (*run*). DK_DECIDED, DK_LEFT (a character outside ASCII, a
+ * character reference, a '%' that starts no escape, too many brackets), or -1. */
+static int
+grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *run)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    const char *stops = in_url ? walk.url_stops : walk.stops;
+    Opened opened = {.depth = 0};
+    Py_ssize_t at = index;
+    *run = length; /* the text's end ends the run (no line break to rejoin there) */
+    while (at < length) {
+        Py_UCS4 c = READ(at);
+        if (c >= 128) {
+            return DK_LEFT;
+        }
+        if (c == '%' && in_url) {
+            if (at + 2 < length && is_hex(READ(at + 1)) && is_hex(READ(at + 2))) {
+                at++;
+                continue; /* an escape */
+            }
+            return DK_LEFT; /* (one that starts no escape, or one the text's end cuts) */
+        }
+        if (!stops[c]) {
+            at++;
+            continue;
+        }
+        Py_ssize_t next;
+        int said = stop_rule(text, c, at, in_url, &opened, run, &next);
+        if (said != GOES_ON) {
+            if (said != ENDS) {
+                return said; /* DK_LEFT, or -1 */
+            }
+            break;
+        }
+        at = next;
+        *run = length;
+    }
+    *end = *run;
+    if (opened.depth > 0) { /* cut before the first bracket nothing closes */
+        Py_ssize_t cut = opened.at[0];
+        if (cut > index && READ(cut - 1) == '\\') {
+            cut--; /* an escaped opener, with its backslash */
+        }
+        *end = cut;
+    }
+    return DK_DECIDED;
+}
+
+/* The name of the candidate text[start:end] (printable ASCII) as _make._make reads it:
+ * its line breaks dropped and its backslash escapes read (a new ASCII str); NULL with
+ * *left* set when Python must read it (TeX's escaped '%', a character reference), or with
+ * an exception. */
+static PyObject *
+name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *name = PyUnicode_New(end - start, 127);
+    if (name == NULL) {
+        return NULL;
+    }
+    Py_UCS1 *out = PyUnicode_1BYTE_DATA(name);
+    Py_ssize_t size = 0;
+    int ampersand = 0, semicolon = 0, backslash = 0, newline = 0;
+    for (Py_ssize_t at = start; at < end; at++) {
+        Py_UCS4 c = READ(at);
+        backslash |= c == '\\';
+        newline |= c == '\n';
+        if (c == '\\' && at + 3 < end && READ(at + 1) == '%' && is_hex(READ(at + 2)) &&
+            is_hex(READ(at + 3))) {
+            *left = 1; /* TeX's '\%': decoded as in a URL (_make._TEX_PERCENT_ESCAPE) */
+        }
+    }
+    if (*left || (backslash && newline)) {
+        Py_DECREF(name); /* (escapes across a line break: read in the Python order) */
+        return NULL;
+    }
+    for (Py_ssize_t at = start; at < end;) {
+        Py_UCS4 c = READ(at);
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') { /* _run._LINE_BREAK */
+            Py_ssize_t past = at;
+            while (past < end && (READ(past) == ' ' || READ(past) == '\t')) {
+                past++;
+            }
+            past += past < end && READ(past) == '\r';
+            if (past < end && READ(past) == '\n') {
+                for (past++; past < end && (READ(past) == ' ' || READ(past) == '\t');) {
+                    past++;
+                }
+                at = past;
+                continue;
+            }
+        }
+        else if (c == '\\' && at + 1 < end) { /* _run._ESCAPED_PUNCTUATION */
+            Py_UCS4 escaped = READ(at + 1);
+            if (dk_marked(walk.unescaped, escaped)) {
+                c = escaped;
+                at++;
+            }
+        }
+        ampersand |= c == '&';
+        semicolon |= c == ';';
+        out[size++] = (Py_UCS1)c;
+        at++;
+    }
+    if (ampersand && semicolon) {
+        *left = 1; /* character references (html.unescape) */
+        Py_DECREF(name);
+        return NULL;
+    }
+    if (size < end - start) {
+        Py_SETREF(name, PyUnicode_Substring(name, 0, size));
+    }
+    return name;
+}
+
+/* _make._make for a whole text, for a candidate the walk has read whole in ASCII (not a
+ * URN): the DOI (a new reference in *doi*, or NULL: no DOI) written text[start:*found_end].
+ * DK_DECIDED, DK_LEFT, or -1 with an exception. */
+static int
+make(PyObject *text, Py_ssize_t start, Py_ssize_t end, int in_url, PyObject *doi_type,
+     PyObject **doi, Py_ssize_t *found_end)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    *doi = NULL;
+    if (in_url && end == length && (READ(end - 1) == '%' || READ(end - 2) == '%')) {
+        return DK_LEFT; /* a dangling escape at the text's end (_DANGLING_ESCAPE) */
+    }
+    while (end > start) { /* trailing punctuation and blanks */
+        Py_UCS4 last = READ(end - 1);
+        if (last == ';') {
+            for (Py_ssize_t at = end - 40 > start ? end - 40 : start; at < end; at++) {
+                if (READ(at) == '&') {
+                    return DK_LEFT; /* a character reference may end there */
+                }
+            }
+        }
+        int trails = dk_rule_trails(last);
+        if (trails < 0) {
+            return -1;
+        }
+        if (!trails && !Py_UNICODE_ISSPACE(last)) {
+            break;
+        }
+        end--;
+    }
+    for (Py_ssize_t at = start; at < end; at++) {
+        if (READ(at) >= 128) {
+            return DK_LEFT; /* (its line breaks and soft hyphens, ligatures) */
+        }
+    }
+    if (in_url) {
+        int may = dk_rule_url_may_cut(text, start, end);
+        if (may != 0) {
+            if (may < 0) {
+                return -1;
+            }
+            PyObject *raw = PyUnicode_Substring(text, start, end);
+            PyObject *from = PyLong_FromSsize_t(start);
+            PyObject *call[] = {text, from, raw};
+            PyObject *kept = raw && from ? PyObject_Vectorcall(walk.url_length, call, 3, NULL)
+                                         : NULL;
+            Py_XDECREF(raw);
+            Py_XDECREF(from);
+            Py_ssize_t keep = kept == NULL ? -1 : PyLong_AsSsize_t(kept);
+            Py_XDECREF(kept);
+            if (keep < 0 || keep > end - start) {
+                if (!PyErr_Occurred()) {
+                    PyErr_SetString(PyExc_ValueError, "_in_url_length: out of range (internal)");
+                }
+                return -1;
+            }
+            end = start + keep;
+        }
+    }
+    PyObject *written = PyUnicode_Substring(text, start, end);
+    if (written == NULL) {
+        return -1;
+    }
+    int versioned = dk_rule_versioned(written);
+    Py_DECREF(written);
+    if (versioned != 0) {
+        return versioned < 0 ? -1 : DK_LEFT; /* a preprint's version, which _make cuts */
+    }
+    int left = 0;
+    PyObject *name = name_of(text, start, end, &left);
+    if (name == NULL) {
+        return left ? DK_LEFT : -1;
+    }
+    if (in_url && PyUnicode_FindChar(name, '%', 0, PyUnicode_GET_LENGTH(name), 1) >= 0) {
+        Py_SETREF(name, PyObject_CallOneArg(walk.decode, name));
+        if (name == NULL) {
+            if (!PyErr_ExceptionMatches(walk.decode_error)) {
+                return -1;
+            }
+            PyErr_Clear();
+            *found_end = end;
+            return DK_DECIDED; /* escapes that decode to no name: no DOI */
+        }
+        if (!PyUnicode_Check(name) || !PyUnicode_IS_ASCII(name)) {
+            Py_DECREF(name);
+            return DK_LEFT; /* (ligatures) */
+        }
+    }
+    Py_SETREF(name, dk_rule_mended(name));
+    if (name == NULL) {
+        return -1;
+    }
+    *doi = PyObject_CallOneArg(doi_type, name);
+    Py_DECREF(name);
+    if (*doi == NULL) {
+        if (!PyErr_ExceptionMatches(dk_config.invalid_doi) &&
+            !PyErr_ExceptionMatches(walk.decode_error)) {
+            return -1;
+        }
+        PyErr_Clear();
+    }
+    *found_end = end;
+    return DK_DECIDED;
+}
+
+/* The candidate of *group* (2 or 3) at text[start:match_end] of a whole text, as
+ * _extract._walked reads it: see dk_walk in speedups.h. */
+int
+dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObject *doi_type,
+        PyObject **doi, Py_ssize_t *found_end, Py_ssize_t *position)
+{
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    *doi = NULL;
+    if (!configured || !dk_rule_ready() || (group != 2 && group != 3) || start < 0 || match_end > length ||
+        match_end - start < 4) {
+        return DK_LEFT;
+    }
+    Py_ssize_t suffix = match_end; /* where the suffix starts (after the prefix) */
+    if (group == 2) {
+        suffix = PyUnicode_FindChar(text, '/', start, match_end, 1);
+        if (suffix < 0) {
+            return suffix == -2 ? -1 : DK_LEFT;
+        }
+        suffix++;
+    }
+    if (dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(walk.urn), walk.urn, 1)) {
+        return DK_LEFT; /* a URN */
+    }
+    *position = suffix;
+    if (READ(suffix - 1) == ':') {
+        return DK_REFUSED; /* '10.123:456' names a DOI only as a URN */
+    }
+    int escaped = start >= 3 && READ(start - 3) == '%' &&
+                  one_of_at(kind, data, start, start - 2, walk.escapes);
+    if (start > 0 && !escaped && dk_marked(walk.glued, READ(start - 1))) {
+        return DK_LEFT; /* glued to a word, but after a page range, badge or subfield */
+    }
+    int in_url = dk_rule_in_url(text, start, escaped);
+    if (in_url < 0) {
+        return -1;
+    }
+    if (!in_url && one_of_at(kind, data, suffix, suffix - 3, walk.slashes)) {
+        if (!escaped) {
+            return DK_LEFT; /* '%2F' behind a DOI marker, or not */
+        }
+        in_url = 1;
+    }
+    if (!in_url) {
+        if (start >= 2 && READ(start - 1) == '/' && Py_UNICODE_ISDIGIT(READ(start - 2))) {
+            return DK_REFUSED; /* a number's path outside a URL */
+        }
+        int digits = 0; /* the registrant: digits, and no '.' (else it may be a number) */
+        Py_ssize_t at = start + 3;
+        for (; at < length && READ(at) < 128 && Py_ISDIGIT(READ(at)); at++) {
+            digits++;
+        }
+        if (digits < 4 || (at < length && READ(at) == '.')) {
+            return DK_LEFT; /* (_looks_like_a_number) */
+        }
+    }
+    Py_ssize_t end, run;
+    int read = grow(text, suffix, in_url, &end, &run);
+    if (read != DK_DECIDED) {
+        return read;
+    }
+    Py_ssize_t placeholder = suffix; /* after a line break right after the prefix */
+    while (placeholder < length && (READ(placeholder) == ' ' || READ(placeholder) == '\t')) {
+        placeholder++;
+    }
+    placeholder += placeholder < length && READ(placeholder) == '\r';
+    if (placeholder < length && READ(placeholder) == '\n') {
+        for (placeholder++; placeholder < length &&
+                            (READ(placeholder) == ' ' || READ(placeholder) == '\t');) {
+            placeholder++;
+        }
+    }
+    else {
+        placeholder = suffix;
+    }
+    int said = dk_rule_placeholder(text, placeholder);
+    if (said != 0) {
+        *position = run; /* past the whole token */
+        return said < 0 ? -1 : DK_REFUSED;
+    }
+    if (end + 1 < length && READ(end) == '\\' && READ(end + 1) == '@') {
+        return DK_LEFT; /* a TeX macro's template */
+    }
+    Py_ssize_t after = end < run ? end : suffix;
+    if (end > suffix) {
+        said = make(text, start, end, in_url, doi_type, doi, found_end);
+        if (said != DK_DECIDED) {
+            return said;
+        }
+        if (*doi != NULL && end >= run) {
+            after = *found_end;
+        }
+    }
+    for (Py_ssize_t at = after; at + 3 <= run; at++) {
+        if (READ(at) == '1' && READ(at + 1) == '0' && READ(at + 2) == '.') {
+            Py_CLEAR(*doi);
+            return DK_LEFT; /* the rest of the run holds a start (_read_on counts them) */
+        }
+    }
+    *position = after;
+    if (*doi == NULL) {
+        return DK_REFUSED;
+    }
+    if (*found_end < length && READ(*found_end) == ' ') {
+        PyObject *name = PyObject_Str(*doi);
+        int book = name == NULL ? -1 : PyUnicode_IS_ASCII(name) ? dk_rule_book(name) : 1;
+        Py_XDECREF(name);
+        if (book != 0) {
+            Py_CLEAR(*doi);
+            return book < 0 ? -1 : DK_LEFT; /* its chapter may follow (_completed) */
+        }
+    }
+    if (*position < *found_end) {
+        *position = *found_end;
+    }
+    return DK_DECIDED;
+}
+
+/* walk(text, group, start, end, doi): dk_walk's answer for one candidate, for the tests
+ * that hold it to the Python walk (internal): None when it leaves the candidate to
+ * Python, else (DOI or None, where the DOI's text ends or -1, where the scan goes on). */
+PyObject *
+dk_walk_one(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *text, *doi_type, *doi;
+    Py_ssize_t start, end, found_end = -1, position = -1;
+    int group;
+    if (!PyArg_ParseTuple(args, "UinnO:walk", &text, &group, &start, &end, &doi_type)) {
+        return NULL;
+    }
+    if (start < 0 || end < start || end > PyUnicode_GET_LENGTH(text)) {
+        PyErr_SetString(PyExc_ValueError, "walk(): a candidate outside the text");
+        return NULL;
+    }
+    int said = dk_walk(text, group, start, end, doi_type, &doi, &found_end, &position);
+    if (said < 0) {
+        return NULL;
+    }
+    if (said == DK_LEFT) {
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(Nnn)", doi != NULL ? doi : Py_NewRef(Py_None),
+                         doi != NULL ? found_end : -1, position);
+}
+
+/* configure_walk(**parts): doikit._extract's parts, once (internal); until it has
+ * succeeded, dk_walk leaves every candidate to the Python walk. */
+PyObject *
+dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"glued", "urn", "escapes", "slashes", "stops", "url_stops",
+                            "openers", "closers", "field_tag", "separated", "entity",
+                            "escape_word", "unescaped", "url_length", "decode", "decode_error",
+                            NULL};
+    PyObject *glued, *urn, *escapes, *slashes, *stops, *url_stops, *openers, *closers;
+    PyObject *field_tag, *separated, *entity, *escape_word, *unescaped, *url_length, *decode;
+    PyObject *decode_error;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!O!UUUUOOOUUOOO:configure_walk", names,
+                                     &glued, &urn, &PyTuple_Type, &escapes, &PyTuple_Type,
+                                     &slashes, &stops, &url_stops, &openers, &closers,
+                                     &field_tag, &separated, &entity, &escape_word, &unescaped,
+                                     &url_length, &decode, &decode_error)) {
+        return NULL;
+    }
+    configured = 0; /* off while its parts are written */
+    PyObject *tuples[] = {escapes, slashes};
+    for (int t = 0; t < 2; t++) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuples[t]); i++) {
+            PyObject *item = PyTuple_GET_ITEM(tuples[t], i);
+            if (!PyUnicode_Check(item) || !PyUnicode_IS_ASCII(item)) {
+                PyErr_SetString(PyExc_TypeError, "configure_walk: a tuple of ASCII str");
+                return NULL;
+            }
+        }
+    }
+    if (!PyUnicode_IS_ASCII(urn) || !PyUnicode_IS_ASCII(openers) ||
+        PyUnicode_GET_LENGTH(openers) != PyUnicode_GET_LENGTH(closers) ||
+        !PyExceptionClass_Check(decode_error) || dk_mark(walk.glued, glued, 1) < 0 ||
+        dk_mark(walk.stops, stops, 1) < 0 || dk_mark(walk.url_stops, url_stops, 1) < 0 ||
+        dk_mark(walk.escape_word, escape_word, 1) < 0 ||
+        dk_mark(walk.unescaped, unescaped, 1) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "configure_walk: parts out of range");
+        }
+        return NULL;
+    }
+    walk.url_stops['%'] = 0; /* (read by grow: a stop only where it starts no escape) */
+    Py_XSETREF(walk.urn, Py_NewRef(urn));
+    Py_XSETREF(walk.escapes, Py_NewRef(escapes));
+    Py_XSETREF(walk.slashes, Py_NewRef(slashes));
+    Py_XSETREF(walk.openers, Py_NewRef(openers));
+    Py_XSETREF(walk.closers, Py_NewRef(closers));
+    Py_XSETREF(walk.field_tag, Py_NewRef(field_tag));
+    Py_XSETREF(walk.separated, Py_NewRef(separated));
+    Py_XSETREF(walk.entity, Py_NewRef(entity));
+    Py_XSETREF(walk.url_length, Py_NewRef(url_length));
+    Py_XSETREF(walk.decode, Py_NewRef(decode));
+    Py_XSETREF(walk.decode_error, Py_NewRef(decode_error));
+    configured = 1;
+    Py_RETURN_NONE;
+}
