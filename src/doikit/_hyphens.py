@@ -215,6 +215,10 @@ _MENDED_FIRST: Final = "(Ss0123456789"
 _MENDED_ANY: Final = "(S"
 _ISBN_STARTS: Final = ("978", "979")
 _MENDED_PREFIXES: Final = frozenset({_WILEY, _APA, *_SPRINGER_PREFIXES})
+# The registrants whose names with a digit first mended() reads as an ISSN's or an APA
+# book's, not an ISBN's; the hyphens a Springer Nature article id a hyphen short holds.
+_MENDED_NOT_ISBN: Final = (_WILEY, _APA)
+_ARTICLE_HYPHENS: Final = 2
 
 
 def mended(name: str) -> str:
@@ -228,7 +232,11 @@ def mended(name: str) -> str:
         return f"{prefix}/{_mend_issn(suffix)}"
     if first == "s":
         article = _ARTICLE_LOST_HYPHEN.match(suffix)
-        if article is not None and prefix in _SPRINGER_PREFIXES and suffix.count("-") == 2:
+        if (
+            article is not None
+            and prefix in _SPRINGER_PREFIXES
+            and suffix.count("-") == _ARTICLE_HYPHENS
+        ):
             return f"{prefix}/s{'-'.join(article.groups())}"
     elif prefix == _APA:
         if _APA_BOOK_LOST_HYPHEN.match(suffix):

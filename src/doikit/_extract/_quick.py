@@ -44,9 +44,12 @@ from doikit._extract._url import (
     _url_name,
 )
 from doikit._hyphens import (
+    _ARTICLE_HYPHENS,
+    _ISBN_HYPHENS,
     _ISBN_STARTS,
     _MENDED_ANY,
     _MENDED_FIRST,
+    _MENDED_NOT_ISBN,
     _MENDED_PREFIXES,
     _SPRINGER,
     mended,
@@ -227,6 +230,9 @@ def _c_quick_parts() -> dict[str, object]:
         "mended_any": _MENDED_ANY,
         "isbn_starts": _ISBN_STARTS,
         "mended_prefixes": tuple(sorted(_MENDED_PREFIXES)),
+        "not_isbn": _MENDED_NOT_ISBN,
+        "article_hyphens": _ARTICLE_HYPHENS,
+        "isbn_hyphens": tuple(sorted(_ISBN_HYPHENS.items())),
         "springer": _SPRINGER + "/",
         "colon_markers": (_URN, _DOI_PATH_LABEL),
     }

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 from doikit._doi import DOI
 from doikit._errors import InvalidDOI
 from doikit._extract._found import Found, _new_found
-from doikit._extract._make import _make
+from doikit._extract._make import _PREPRINT, _make
 from doikit._extract._pattern import (
     _BARE,
     _BARE_START,
@@ -238,4 +238,9 @@ def _c_walk_parts() -> dict[str, object]:
         "url_length": _in_url_length,
         "decode": percent_decode,
         "decode_error": PercentError,
+        "preprint": _PREPRINT.fullmatch,
+        "page_range": _PAGE_RANGE_BEFORE.search,
+        "shields": _after_shields_badge,
+        "subfield": _SUBFIELD_BEFORE.search,
+        "number": _looks_like_a_number,
     }

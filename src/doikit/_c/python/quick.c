@@ -49,6 +49,9 @@ typedef struct {
     char mended_any[128];        /* _hyphens._MENDED_ANY (ASCII) */
     PyObject *isbn_starts;       /* _hyphens._ISBN_STARTS: a tuple of ASCII str */
     PyObject *mended_prefixes;   /* _hyphens._MENDED_PREFIXES: a tuple of ASCII str */
+    PyObject *not_isbn;          /* _hyphens._MENDED_NOT_ISBN: a tuple of ASCII str */
+    Py_ssize_t article_hyphens;  /* _hyphens._ARTICLE_HYPHENS */
+    Py_ssize_t isbn_hyphens[2][2]; /* _hyphens._ISBN_HYPHENS: (digits, hyphens) pairs */
     PyObject *springer;          /* _hyphens._SPRINGER + '/': _completed's books */
     PyObject *colon_markers;     /* _pattern._URN and _url._DOI_PATH_LABEL, lower case */
 } QuickConfig;
@@ -96,17 +99,15 @@ dk_ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObje
     return 1;
 }
 
-/* Whether one of the ASCII strs of *tuple* is in text[low:high]. */
+/* Whether one of the strs of *tuple* is in text[low:high] (str.find's search): 1, 0, or -1
+ * with an exception. */
 static int
-any_within(int kind, const void *data, Py_ssize_t low, Py_ssize_t high, PyObject *tuple)
+any_within(PyObject *text, Py_ssize_t low, Py_ssize_t high, PyObject *tuple)
 {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
-        PyObject *marker = PyTuple_GET_ITEM(tuple, i);
-        Py_ssize_t last = high - PyUnicode_GET_LENGTH(marker);
-        for (Py_ssize_t at = low; at <= last; at++) {
-            if (dk_ascii_at(kind, data, high, at, marker, 0)) {
-                return 1;
-            }
+        Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(tuple, i), low, high, 1);
+        if (at != -1) {
+            return at == -2 ? -1 : 1;
         }
     }
     return 0;
@@ -263,9 +264,26 @@ may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end, Py_ssi
     return 0;
 }
 
-/* Whether _hyphens.mended may change the name *found* (an ASCII str): its suffix starts
- * with one of _MENDED_ANY or an ISBN's start, or it is a name of _MENDED_PREFIXES' whose
- * suffix starts with one of _MENDED_FIRST. */
+/* Whether the name text[0:slash] is one of the ASCII strs of *tuple*. */
+static int
+prefix_in(const void *data, Py_ssize_t size, Py_ssize_t slash, PyObject *tuple)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
+        PyObject *prefix = PyTuple_GET_ITEM(tuple, i);
+        if (PyUnicode_GET_LENGTH(prefix) == slash &&
+            dk_ascii_at(PyUnicode_1BYTE_KIND, data, size, 0, prefix, 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether _hyphens.mended may change the name *found* (an ASCII str), read as its branches
+ * read it: a suffix that starts with one of _MENDED_ANY (an ISSN's); one that starts with
+ * 's', of a name of _MENDED_PREFIXES, with _ARTICLE_HYPHENS hyphens (an article id); a
+ * digit first in a name of _MENDED_NOT_ISBN (an ISSN's, an APA book's); else an ISBN's
+ * start or a name of _MENDED_PREFIXES whose suffix (up to a '_') is exactly one hyphen
+ * short of an ISBN's (_ISBN_HYPHENS, as _mend_isbn asks first). */
 static int
 may_mend(PyObject *found)
 {
@@ -276,17 +294,31 @@ may_mend(PyObject *found)
     if (slash < 0 || slash + 1 >= size || !dk_marked(config.mended_first, READ(slash + 1))) {
         return 0;
     }
-    if (dk_marked(config.mended_any, READ(slash + 1))) {
+    Py_UCS4 first = READ(slash + 1);
+    if (dk_marked(config.mended_any, first)) {
         return 1;
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.isbn_starts); i++) {
-        if (dk_ascii_at(kind, data, size, slash + 1, PyTuple_GET_ITEM(config.isbn_starts, i), 0)) {
-            return 1;
-        }
+    int listed = prefix_in(data, size, slash, config.mended_prefixes);
+    Py_ssize_t hyphens = 0, part = slash + 1;
+    for (; part < size && READ(part) != '_'; part++) {
+        hyphens += READ(part) == '-';
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.mended_prefixes); i++) {
-        PyObject *prefix = PyTuple_GET_ITEM(config.mended_prefixes, i);
-        if (PyUnicode_GET_LENGTH(prefix) == slash && dk_ascii_at(kind, data, size, 0, prefix, 0)) {
+    if (first == 's') {
+        for (Py_ssize_t at = part; at < size; at++) {
+            hyphens += READ(at) == '-';
+        }
+        return listed && hyphens == config.article_hyphens;
+    }
+    if (prefix_in(data, size, slash, config.not_isbn)) {
+        return 1;
+    }
+    int isbn = listed;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.isbn_starts) && !isbn; i++) {
+        isbn = dk_ascii_at(kind, data, size, slash + 1, PyTuple_GET_ITEM(config.isbn_starts, i), 0);
+    }
+    Py_ssize_t digits = part - slash - 1 - hyphens;
+    for (int i = 0; i < 2 && isbn; i++) {
+        if (digits == config.isbn_hyphens[i][0] && hyphens + 1 == config.isbn_hyphens[i][1]) {
             return 1;
         }
     }
@@ -370,8 +402,9 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
                 if (odd != DK_DECIDED) {
                     return odd;
                 }
-                if (any_within(kind, data, token, start, config.cut_markers)) {
-                    return DK_LEFT;
+                int near = any_within(text, token, start, config.cut_markers);
+                if (near != 0) {
+                    return near < 0 ? -1 : DK_LEFT;
                 }
             }
             else if (before == '/' && start >= 2 && Py_UNICODE_ISDIGIT(READ(start - 2))) {
@@ -513,30 +546,32 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
                             "sici_check", "rejoined", "joins", "hyphens", "trailing", "preprints",
                             "versioned", "placeholder", "is_placeholder", "glued_last",
                             "url_name", "mended_first", "mended", "mended_any", "isbn_starts",
-                            "mended_prefixes", "springer", "colon_markers", NULL};
+                            "mended_prefixes", "springer", "colon_markers", "not_isbn",
+                            "article_hyphens", "isbn_hyphens", NULL};
     PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_stops, *views;
     PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *hyphens, *trailing;
     PyObject *preprints;
     PyObject *versioned, *placeholder, *is_placeholder, *glued_last, *url_name;
     PyObject *mended_first, *mended, *mended_any, *isbn_starts, *mended_prefixes, *springer;
-    PyObject *colon_markers;
-    Py_ssize_t lookback;
+    PyObject *colon_markers, *not_isbn, *isbn_hyphens;
+    Py_ssize_t lookback, article_hyphens;
     if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!:configure_quick", names,
+            args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!O!nO!:configure_quick", names,
             &PyTuple_Type, &heads, &boundaries, &lookback, &url_token, &parameter_starts,
             &parameter, &url_stops, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
             &tag, &sici_check, &rejoined, &joins, &hyphens, &trailing, &PyTuple_Type, &preprints,
             &versioned, &placeholder, &is_placeholder, &glued_last, &url_name, &mended_first,
             &mended, &mended_any, &PyTuple_Type, &isbn_starts, &PyTuple_Type, &mended_prefixes,
-            &springer, &PyTuple_Type, &colon_markers)) {
+            &springer, &PyTuple_Type, &colon_markers, &PyTuple_Type, &not_isbn,
+            &article_hyphens, &PyTuple_Type, &isbn_hyphens)) {
         return NULL;
     }
     /* Off while its parts are written: a call that fails leaves it off (every candidate to
      * the Python path), not half configured. */
     Py_CLEAR(config.heads);
     PyObject *tuples[] = {heads, views, cut_markers, preprints, isbn_starts, mended_prefixes,
-                          colon_markers};
-    for (int t = 0; t < 7; t++) {
+                          colon_markers, not_isbn};
+    for (int t = 0; t < 8; t++) {
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuples[t]); i++) {
             PyObject *item = PyTuple_GET_ITEM(tuples[t], i);
             if (!PyUnicode_Check(item) || !PyUnicode_IS_ASCII(item)) {
@@ -560,6 +595,17 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
         }
         return NULL;
     }
+    if (PyTuple_GET_SIZE(isbn_hyphens) != 2) {
+        PyErr_SetString(PyExc_ValueError, "configure_quick: two ISBN lengths");
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(isbn_hyphens, i), "nn", &config.isbn_hyphens[i][0],
+                              &config.isbn_hyphens[i][1])) {
+            return NULL;
+        }
+    }
+    config.article_hyphens = article_hyphens;
     config.lookback = lookback;
     Py_XSETREF(config.url_token, Py_NewRef(url_token));
     Py_XSETREF(config.parameter, Py_NewRef(parameter));
@@ -568,6 +614,7 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     Py_XSETREF(config.hyphens_set, Py_NewRef(hyphens));
     Py_XSETREF(config.isbn_starts, Py_NewRef(isbn_starts));
     Py_XSETREF(config.mended_prefixes, Py_NewRef(mended_prefixes));
+    Py_XSETREF(config.not_isbn, Py_NewRef(not_isbn));
     Py_XSETREF(config.cut_markers, Py_NewRef(cut_markers));
     Py_XSETREF(config.ends_set, Py_NewRef(ends));
     Py_XSETREF(config.tag, Py_NewRef(tag));
@@ -687,16 +734,16 @@ dk_rule_placeholder(PyObject *text, Py_ssize_t at)
     return dk_answers(config.is_placeholder, text, 1, at, 0, 0);
 }
 
-/* Whether *written* (an ASCII str) is a preprint server's name with a version or file
- * after it (_make._versioned): 1, 0, or -1. */
+/* Whether *written* (an ASCII str) starts as a preprint server's names do (_PREPRINTS):
+ * _make then cuts its version or file (_PREPRINT). */
 int
-dk_rule_versioned(PyObject *written)
+dk_rule_preprint(PyObject *written)
 {
     Py_ssize_t size = PyUnicode_GET_LENGTH(written);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
         if (dk_ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(written), size, 0,
-                     PyTuple_GET_ITEM(config.preprints, i), 0)) {
-            return dk_answers(config.versioned, written, 0, 0, 0, 1);
+                        PyTuple_GET_ITEM(config.preprints, i), 0)) {
+            return 1;
         }
     }
     return 0;
@@ -721,29 +768,30 @@ dk_rule_book(PyObject *name)
     return may_be_book(name);
 }
 
-/* Whether _url._in_url_length may cut the URL candidate text[start:end] (printable ASCII,
- * one '/' in the name): a '%', a second '/', a file's last letter (_GLUED_FILE_LAST), a
- * suffix that is one of _VIEWS, or a badge before it (_BADGE, within the look-back). Else
- * the whole candidate is the DOI. */
+/* Whether _url._in_url_length may cut the URL candidate text[start:end] (printable ASCII)
+ * whose suffix starts at *suffix*: a '%' but the escaped '/' before the suffix, a '/' but
+ * the one before it, a file's last letter (_GLUED_FILE_LAST), a suffix that is one of
+ * _VIEWS, or a badge before it (_BADGE, within the look-back). Else the whole candidate is
+ * the DOI (no escape to cut at, no view, file, badge or article number after it). */
 int
-dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t end)
+dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end)
 {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    Py_ssize_t slash = -1;
-    for (Py_ssize_t at = start; at < end; at++) {
-        Py_UCS4 c = READ(at);
-        if (c == '%' || (c == '/' && slash >= 0)) {
-            return 1;
-        }
-        if (c == '/') {
-            slash = at;
-        }
-    }
-    if (slash < 0 || dk_marked(config.glued_last, READ(end - 1))) {
+    if (end <= suffix) {
         return 1;
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
+    for (Py_ssize_t at = start; at < end; at++) {
+        Py_UCS4 c = READ(at);
+        if ((c == '%' && at != suffix - 3) || (c == '/' && at != suffix - 1)) {
+            return 1;
+        }
+    }
+    if (dk_marked(config.glued_last, READ(end - 1))) {
+        return 1;
+    }
+    Py_ssize_t slash = suffix - 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views) && READ(slash) == '/'; i++) {
         PyObject *view = PyTuple_GET_ITEM(config.views, i);
         if (PyUnicode_GET_LENGTH(view) == end - slash - 1 &&
             dk_ascii_at(kind, data, end, slash + 1, view, 1)) {
@@ -751,11 +799,6 @@ dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t end)
         }
     }
     Py_ssize_t low = start > config.lookback ? start - config.lookback : 0;
-    PyObject *badge = PyTuple_GET_ITEM(config.cut_markers, 0);
-    for (Py_ssize_t at = low; at + PyUnicode_GET_LENGTH(badge) <= start; at++) {
-        if (dk_ascii_at(kind, data, start, at, badge, 0)) {
-            return 1;
-        }
-    }
-    return 0;
+    Py_ssize_t badge = PyUnicode_Find(text, PyTuple_GET_ITEM(config.cut_markers, 0), low, start, 1);
+    return badge == -2 ? -1 : badge >= 0;
 }

@@ -258,6 +258,10 @@ scan_decided(ScanObject *self, PyObject *match, int *refused)
         else {
             found = group == 3 ? scan_walk(self, 3, start, end, refused)
                                : scan_decided_span(self, in_url, span, start, end);
+            if (group == 1 && found == NULL && !PyErr_Occurred()) {
+                /* (a resolver URL's escapes, view or file: the walk decides alike) */
+                found = scan_walk(self, 1, start, end, refused);
+            }
         }
     }
     Py_DECREF(span);
@@ -343,6 +347,9 @@ scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end, int *re
     PyObject *doi;
     Py_ssize_t found_end, position;
     int said = dk_walk(self->text, group, start, end, self->doi, &doi, &found_end, &position);
+    if (said < 0 && !PyErr_Occurred()) {
+        PyErr_SetString(PyExc_SystemError, "the walk in C failed without an error (internal)");
+    }
     if (said < 0 || said == DK_LEFT) {
         return NULL;
     }

@@ -70,12 +70,14 @@ int dk_rule_tag(PyObject *text, Py_ssize_t at);
 int dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following);
 int dk_rule_trails(Py_UCS4 c);
 int dk_rule_placeholder(PyObject *text, Py_ssize_t at);
-int dk_rule_versioned(PyObject *written);
+int dk_rule_preprint(PyObject *written);
 PyObject *dk_rule_mended(PyObject *name);
 int dk_rule_book(PyObject *name);
-int dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t end);
+int dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end);
 
-/* walk.c: the extractor's walk (for scan.c), and what it is handed. dk_walk says
+/* walk.c: the extractor's walk (for scan.c), and what it is handed. dk_walk reads a
+ * candidate of group 1 (a resolver URL's, that the scan has not decided) as one of group
+ * 2 (the common shape); it says
  * DK_DECIDED (the DOI in *doi*, written text[start:*found_end]), DK_REFUSED (no DOI), both
  * with where the scan goes on in *position*; DK_LEFT (to _walked); or -1 with an
  * exception. */

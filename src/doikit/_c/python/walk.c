@@ -34,6 +34,11 @@ typedef struct {
     PyObject *url_length;    /* _url._in_url_length(text, start, raw) */
     PyObject *decode;        /* _syntax.percent_decode */
     PyObject *decode_error;  /* _syntax.PercentError */
+    PyObject *preprint;      /* _make._PREPRINT.fullmatch */
+    PyObject *page_range;    /* _walk._PAGE_RANGE_BEFORE.search */
+    PyObject *shields;       /* _url._after_shields_badge(text, start) */
+    PyObject *subfield;      /* _walk._SUBFIELD_BEFORE.search */
+    PyObject *number;        /* _walk._looks_like_a_number(text, start, prefix) */
 } WalkConfig;
 
 static WalkConfig walk;
@@ -240,8 +245,11 @@ name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
             *left = 1; /* TeX's '\%': decoded as in a URL (_make._TEX_PERCENT_ESCAPE) */
         }
     }
-    if (*left || (backslash && newline)) {
-        Py_DECREF(name); /* (escapes across a line break: read in the Python order) */
+    if (backslash && newline) {
+        *left = 1; /* (escapes and line breaks: read in the Python order) */
+    }
+    if (*left) {
+        Py_DECREF(name);
         return NULL;
     }
     for (Py_ssize_t at = start; at < end;) {
@@ -283,12 +291,41 @@ name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
     return name;
 }
 
+/* _syntax.percent_decode(name) for an ASCII *name* whose every '%' starts an escape of an
+ * ASCII character (a new reference); NULL, without an exception, for any other (the Python
+ * function decodes UTF-8 and says what is wrong). */
+static PyObject *
+ascii_decoded(PyObject *name)
+{
+    Py_ssize_t size = PyUnicode_GET_LENGTH(name);
+    const Py_UCS1 *in = PyUnicode_1BYTE_DATA(name);
+    char out[256];
+    Py_ssize_t length = 0;
+    if (size > (Py_ssize_t)sizeof(out)) {
+        return NULL;
+    }
+    for (Py_ssize_t at = 0; at < size; at++) {
+        if (in[at] != '%') {
+            out[length++] = (char)in[at];
+            continue;
+        }
+        if (at + 2 >= size || !is_hex(in[at + 1]) || !is_hex(in[at + 2]) || in[at + 1] > '7') {
+            return NULL; /* (no escape, or one of a byte outside ASCII) */
+        }
+        int high = in[at + 1] - '0';
+        int low = Py_ISDIGIT(in[at + 2]) ? in[at + 2] - '0' : Py_TOLOWER(in[at + 2]) - 'a' + 10;
+        out[length++] = (char)(high * 16 + low);
+        at += 2;
+    }
+    return PyUnicode_DecodeASCII(out, length, NULL);
+}
+
 /* _make._make for a whole text, for a candidate the walk has read whole in ASCII (not a
  * URN): the DOI (a new reference in *doi*, or NULL: no DOI) written text[start:*found_end].
  * DK_DECIDED, DK_LEFT, or -1 with an exception. */
 static int
-make(PyObject *text, Py_ssize_t start, Py_ssize_t end, int in_url, PyObject *doi_type,
-     PyObject **doi, Py_ssize_t *found_end)
+make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end, int in_url,
+     PyObject *doi_type, PyObject **doi, Py_ssize_t *found_end)
 {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -321,7 +358,7 @@ make(PyObject *text, Py_ssize_t start, Py_ssize_t end, int in_url, PyObject *doi
         }
     }
     if (in_url) {
-        int may = dk_rule_url_may_cut(text, start, end);
+        int may = dk_rule_url_may_cut(text, start, suffix, end);
         if (may != 0) {
             if (may < 0) {
                 return -1;
@@ -348,18 +385,32 @@ make(PyObject *text, Py_ssize_t start, Py_ssize_t end, int in_url, PyObject *doi
     if (written == NULL) {
         return -1;
     }
-    int versioned = dk_rule_versioned(written);
-    Py_DECREF(written);
-    if (versioned != 0) {
-        return versioned < 0 ? -1 : DK_LEFT; /* a preprint's version, which _make cuts */
+    if (dk_rule_preprint(written)) { /* its version or file cut (_PREPRINT's group 1) */
+        PyObject *version = PyObject_CallOneArg(walk.preprint, written);
+        PyObject *cut = version == NULL || version == Py_None
+                            ? Py_XNewRef(version)
+                            : PyObject_CallMethod(version, "end", "i", 1);
+        Py_XDECREF(version);
+        Py_ssize_t kept = cut == NULL ? -1 : cut == Py_None ? end - start : PyLong_AsSsize_t(cut);
+        Py_XDECREF(cut);
+        if (kept < 0 || kept > end - start) {
+            Py_DECREF(written);
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_ValueError, "_PREPRINT: out of range (internal)");
+            }
+            return -1;
+        }
+        end = start + kept;
     }
+    Py_DECREF(written);
     int left = 0;
     PyObject *name = name_of(text, start, end, &left);
     if (name == NULL) {
         return left ? DK_LEFT : -1;
     }
     if (in_url && PyUnicode_FindChar(name, '%', 0, PyUnicode_GET_LENGTH(name), 1) >= 0) {
-        Py_SETREF(name, PyObject_CallOneArg(walk.decode, name));
+        PyObject *decoded = ascii_decoded(name);
+        Py_SETREF(name, decoded != NULL ? decoded : PyObject_CallOneArg(walk.decode, name));
         if (name == NULL) {
             if (!PyErr_ExceptionMatches(walk.decode_error)) {
                 return -1;
@@ -400,12 +451,12 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObj
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     *doi = NULL;
-    if (!configured || !dk_rule_ready() || (group != 2 && group != 3) || start < 0 || match_end > length ||
-        match_end - start < 4) {
+    if (!configured || !dk_rule_ready() || group < 1 || group > 3 || start < 0 ||
+        match_end > length || match_end - start < 4) {
         return DK_LEFT;
     }
     Py_ssize_t suffix = match_end; /* where the suffix starts (after the prefix) */
-    if (group == 2) {
+    if (group != 3) {
         suffix = PyUnicode_FindChar(text, '/', start, match_end, 1);
         if (suffix < 0) {
             return suffix == -2 ? -1 : DK_LEFT;
@@ -421,13 +472,32 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObj
     }
     int escaped = start >= 3 && READ(start - 3) == '%' &&
                   one_of_at(kind, data, start, start - 2, walk.escapes);
+    int badge = 0; /* a shields.io badge's message (glued to its label's '-') */
     if (start > 0 && !escaped && dk_marked(walk.glued, READ(start - 1))) {
-        return DK_LEFT; /* glued to a word, but after a page range, badge or subfield */
+        /* glued to a word: no start, but after a page range, a badge's label or a
+         * catalogue's subfield code */
+        Py_ssize_t low = start > 8 ? start - 8 : 0;
+        int page = dk_answers(walk.page_range, text, 2, low, start, 0);
+        badge = page != 0 ? 0 : dk_answers(walk.shields, text, 1, start, 0, 1);
+        int subfield = page != 0 || badge != 0
+                           ? 0
+                           : dk_answers(walk.subfield, text, 2, start > 3 ? start - 3 : 0, start, 0);
+        if (page < 0 || badge < 0 || subfield < 0) {
+            return -1;
+        }
+        if (!page && !badge && !subfield) {
+            return DK_REFUSED;
+        }
+        badge = badge || dk_answers(walk.shields, text, 1, start, 0, 1);
+        if (badge < 0) {
+            return -1;
+        }
     }
     int in_url = dk_rule_in_url(text, start, escaped);
     if (in_url < 0) {
         return -1;
     }
+    in_url = in_url || badge;
     if (!in_url && one_of_at(kind, data, suffix, suffix - 3, walk.slashes)) {
         if (!escaped) {
             return DK_LEFT; /* '%2F' behind a DOI marker, or not */
@@ -438,13 +508,24 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObj
         if (start >= 2 && READ(start - 1) == '/' && Py_UNICODE_ISDIGIT(READ(start - 2))) {
             return DK_REFUSED; /* a number's path outside a URL */
         }
-        int digits = 0; /* the registrant: digits, and no '.' (else it may be a number) */
+        int digits = 0; /* the registrant: 4 digits and no '.', else the rule reads it */
         Py_ssize_t at = start + 3;
         for (; at < length && READ(at) < 128 && Py_ISDIGIT(READ(at)); at++) {
             digits++;
         }
         if (digits < 4 || (at < length && READ(at) == '.')) {
-            return DK_LEFT; /* (_looks_like_a_number) */
+            PyObject *prefix = PyUnicode_Substring(text, start, suffix);
+            PyObject *from = PyLong_FromSsize_t(start);
+            PyObject *call[] = {text, from, prefix};
+            PyObject *answer =
+                prefix && from ? PyObject_Vectorcall(walk.number, call, 3, NULL) : NULL;
+            Py_XDECREF(prefix);
+            Py_XDECREF(from);
+            int number = answer == NULL ? -1 : PyObject_IsTrue(answer);
+            Py_XDECREF(answer);
+            if (number != 0) {
+                return number < 0 ? -1 : DK_REFUSED; /* (_looks_like_a_number) */
+            }
         }
     }
     Py_ssize_t end, run;
@@ -476,7 +557,7 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObj
     }
     Py_ssize_t after = end < run ? end : suffix;
     if (end > suffix) {
-        said = make(text, start, end, in_url, doi_type, doi, found_end);
+        said = make(text, start, suffix, end, in_url, doi_type, doi, found_end);
         if (said != DK_DECIDED) {
             return said;
         }
@@ -544,15 +625,16 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     static char *names[] = {"glued", "urn", "escapes", "slashes", "stops", "url_stops",
                             "openers", "closers", "field_tag", "separated", "entity",
                             "escape_word", "unescaped", "url_length", "decode", "decode_error",
-                            NULL};
+                            "preprint", "page_range", "shields", "subfield", "number", NULL};
     PyObject *glued, *urn, *escapes, *slashes, *stops, *url_stops, *openers, *closers;
     PyObject *field_tag, *separated, *entity, *escape_word, *unescaped, *url_length, *decode;
-    PyObject *decode_error;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!O!UUUUOOOUUOOO:configure_walk", names,
+    PyObject *decode_error, *preprint, *page_range, *shields, *subfield, *number;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!O!UUUUOOOUUOOOOOOOO:configure_walk", names,
                                      &glued, &urn, &PyTuple_Type, &escapes, &PyTuple_Type,
                                      &slashes, &stops, &url_stops, &openers, &closers,
                                      &field_tag, &separated, &entity, &escape_word, &unescaped,
-                                     &url_length, &decode, &decode_error)) {
+                                     &url_length, &decode, &decode_error, &preprint,
+                                     &page_range, &shields, &subfield, &number)) {
         return NULL;
     }
     configured = 0; /* off while its parts are written */
@@ -589,6 +671,11 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     Py_XSETREF(walk.url_length, Py_NewRef(url_length));
     Py_XSETREF(walk.decode, Py_NewRef(decode));
     Py_XSETREF(walk.decode_error, Py_NewRef(decode_error));
+    Py_XSETREF(walk.preprint, Py_NewRef(preprint));
+    Py_XSETREF(walk.page_range, Py_NewRef(page_range));
+    Py_XSETREF(walk.shields, Py_NewRef(shields));
+    Py_XSETREF(walk.subfield, Py_NewRef(subfield));
+    Py_XSETREF(walk.number, Py_NewRef(number));
     configured = 1;
     Py_RETURN_NONE;
 }
