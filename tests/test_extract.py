@@ -352,6 +352,14 @@ EDGES = st.sampled_from(
         "]]",
         "%",
         "%4",
+        "&gt;",
+        "&#59;",
+        "&quot;",
+        "&nbsp;",
+        "&#44;",
+        "&eacute;",
+        "&#x3C;",
+        "&#40;",
     ]
 )
 
@@ -734,7 +742,7 @@ def test_the_c_quick_path_decides_the_common_shape(text: str) -> None:
     "text",
     [
         "urn:doi:10.1000/abc here",  # a URN: neither C path reads it
-        "id=10.1000/abc&amp;type=x",  # a character reference: the walk in C leaves it
+        "see 10.1000/abc\\%23x here",  # TeX's escaped '%': the walk in C leaves it
         "doi:10.1000/abc/\nxyz\u00e9",  # a line rejoined, then a character outside ASCII
     ],
 )
@@ -760,6 +768,8 @@ def test_the_c_quick_path_hands_what_it_refuses_to_the_walk(text: str) -> None:
         "10.1002/1096-987x(200102)22:3<273::AID-JCC1>3.0.CO;2-P, and",  # brackets balance
         "a 10.1000/abc;10.1000/def b",  # ';' before another DOI
         "a 10.1000/xxxx b",  # a placeholder, refused
+        "id=10.1000/abc&amp;type=x",  # a character reference
+        "doi:10.1002/(SICI)1097-4571(199101)42:1&lt;7::AID-ASI2&gt;3.0.CO;2-P</a>",
     ],
 )
 def test_the_c_walk_decides_what_the_quick_paths_leave(text: str) -> None:

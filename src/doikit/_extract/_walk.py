@@ -5,6 +5,7 @@ behind a DOI marker (_spaced)."""
 from __future__ import annotations
 
 import functools
+import html
 import itertools
 import re
 from typing import TYPE_CHECKING, Final
@@ -26,9 +27,11 @@ from doikit._extract._run import (
     _ENTITY,
     _ESCAPE_WORD,
     _ESCAPED_PUNCTUATION,
+    _ESCAPED_TAG,
     _LINE_BREAK,
     _STOPS_IN_TEXT,
     _STOPS_IN_URL,
+    _entity_char,
     _grow,
     _separated,
 )
@@ -243,4 +246,7 @@ def _c_walk_parts() -> dict[str, object]:
         "shields": _after_shields_badge,
         "subfield": _SUBFIELD_BEFORE.search,
         "number": _looks_like_a_number,
+        "entity_char": _entity_char,
+        "escaped_tag": _ESCAPED_TAG.match,
+        "unescape": html.unescape,
     }

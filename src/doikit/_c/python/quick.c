@@ -768,35 +768,58 @@ dk_rule_book(PyObject *name)
     return may_be_book(name);
 }
 
+/* Whether *segment* (text[at:end]) is one of _VIEWS, in either case. */
+static int
+is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
+        PyObject *view = PyTuple_GET_ITEM(config.views, i);
+        if (PyUnicode_GET_LENGTH(view) == end - at && dk_ascii_at(kind, data, end, at, view, 1)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Whether _url._in_url_length may cut the URL candidate text[start:end] (printable ASCII)
- * whose suffix starts at *suffix*: a '%' but the escaped '/' before the suffix, a '/' but
- * the one before it, a file's last letter (_GLUED_FILE_LAST), a suffix that is one of
- * _VIEWS, or a badge before it (_BADGE, within the look-back). Else the whole candidate is
- * the DOI (no escape to cut at, no view, file, badge or article number after it). */
+ * whose suffix starts at *suffix*: an escape but the escaped '/' before the suffix, a
+ * segment that is one of _VIEWS (_URL_TAILS, which a line break only limits), a last
+ * segment after a second '/' with a '.' (_URL_FILE), more '/' (an OUP page's article
+ * number), a file's last letter (_GLUED_FILE_LAST), or a badge before it (_BADGE, within
+ * the look-back). Else the whole candidate is the DOI. */
 int
 dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end)
 {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
-    if (end <= suffix) {
+    if (end <= suffix || dk_marked(config.glued_last, READ(end - 1))) {
         return 1;
     }
-    for (Py_ssize_t at = start; at < end; at++) {
+    for (Py_ssize_t at = start; at < suffix; at++) {
+        if (READ(at) == '%' && at != suffix - 3) {
+            return 1;
+        }
+    }
+    Py_ssize_t slashes = 0, segment = suffix, dot = 0;
+    if (READ(suffix - 1) == '/' && is_view(kind, data, suffix, end)) {
+        return 1; /* (a view right after the separator: the suffix cut whole) */
+    }
+    for (Py_ssize_t at = suffix; at < end; at++) {
         Py_UCS4 c = READ(at);
-        if ((c == '%' && at != suffix - 3) || (c == '/' && at != suffix - 1)) {
+        if (c == '%') {
             return 1;
         }
+        dot |= c == '.';
+        if (c == '/') {
+            if (++slashes > 1 || is_view(kind, data, segment, at)) {
+                return 1;
+            }
+            segment = at + 1;
+            dot = 0;
+        }
     }
-    if (dk_marked(config.glued_last, READ(end - 1))) {
+    if (slashes && (dot || is_view(kind, data, segment, end))) {
         return 1;
-    }
-    Py_ssize_t slash = suffix - 1;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views) && READ(slash) == '/'; i++) {
-        PyObject *view = PyTuple_GET_ITEM(config.views, i);
-        if (PyUnicode_GET_LENGTH(view) == end - slash - 1 &&
-            dk_ascii_at(kind, data, end, slash + 1, view, 1)) {
-            return 1;
-        }
     }
     Py_ssize_t low = start > config.lookback ? start - config.lookback : 0;
     Py_ssize_t badge = PyUnicode_Find(text, PyTuple_GET_ITEM(config.cut_markers, 0), low, start, 1);

@@ -23,6 +23,9 @@ typedef struct {
     Py_ssize_t position; /* where the scan goes on: past what has been taken or refused */
     Py_ssize_t base;     /* the stream offset of text[0] */
     Py_ssize_t tail;     /* _extract._TAIL */
+    /* After the walk in C: where the scan goes on, when the running finditer may go on too
+     * (its next match starts there or after: a search from there finds the same), or -1 */
+    Py_ssize_t keep_from;
     int done;
     int running;         /* inside scan_next (which calls Python code): as a generator is */
     char trail[128];    /* _extract._TRAIL_CHARS: cut from a decided candidate's end */
@@ -31,7 +34,7 @@ typedef struct {
 
 enum { GO_ON = 0, RESTART = 1, STOP = 2 }; /* _decide's actions (_extract) */
 
-static PyObject *str_lastindex, *str_span;
+static PyObject *str_lastindex, *str_span, *str_start;
 
 int
 dk_mark(char *flags, PyObject *chars, int ascii_only)
@@ -98,6 +101,7 @@ scan_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->position = position;
     self->base = base;
     self->tail = tail;
+    self->keep_from = -1;
     return (PyObject *)self;
 }
 
@@ -353,8 +357,16 @@ scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end, int *re
     if (said < 0 || said == DK_LEFT) {
         return NULL;
     }
+    /* As after _walked, the scan goes on from position: with the running finditer when
+     * position is past this match and its next match starts there or after (scan_step
+     * checks), else with a new one. */
     self->position = position;
-    Py_CLEAR(self->matches); /* as after _walked: scan on from position */
+    if (position >= end) {
+        self->keep_from = position;
+    }
+    else {
+        Py_CLEAR(self->matches);
+    }
     if (said == DK_REFUSED) {
         *refused = WALKED;
         return NULL;
@@ -395,6 +407,7 @@ scan_step(ScanObject *self)
 {
     while (!self->done) {
         if (self->matches == NULL) {
+            self->keep_from = -1;
             self->matches = PyObject_CallFunction(self->finditer, "On", self->text,
                                                   self->position);
             if (self->matches == NULL) {
@@ -407,6 +420,22 @@ scan_step(ScanObject *self)
             }
         }
         PyObject *match = PyIter_Next(self->matches);
+        if (match != NULL && self->keep_from >= 0) {
+            PyObject *at = PyObject_CallMethodNoArgs(match, str_start);
+            Py_ssize_t start = at == NULL ? -1 : PyLong_AsSsize_t(at);
+            Py_XDECREF(at);
+            if (start == -1 && PyErr_Occurred()) {
+                Py_DECREF(match);
+                return NULL;
+            }
+            if (start < self->keep_from) { /* a search from there must start anew */
+                Py_DECREF(match);
+                Py_CLEAR(self->matches);
+                self->keep_from = -1;
+                continue;
+            }
+        }
+        self->keep_from = -1;
         if (match == NULL) {
             if (PyErr_Occurred()) {
                 return NULL;
@@ -497,5 +526,6 @@ dk_scan_ready(void)
     }
     str_lastindex = PyUnicode_InternFromString("lastindex");
     str_span = PyUnicode_InternFromString("span");
-    return str_lastindex == NULL || str_span == NULL ? -1 : 0;
+    str_start = PyUnicode_InternFromString("start");
+    return str_lastindex == NULL || str_span == NULL || str_start == NULL ? -1 : 0;
 }

@@ -5,10 +5,9 @@
  * It decides a candidate only where _walk (with _completed) gives the same answer: the DOI
  * and where the scan goes on (DK_DECIDED), or no DOI and where the scan goes on
  * (DK_REFUSED); everything it does not read leaves the candidate to the Python walk
- * (DK_LEFT: _extract._walked): a URN, a start glued to a word, a registrant that may be a
- * number, any character outside ASCII, a character reference, a preprint's version, TeX's
- * escaped '%', a Springer book's chapter, a run that holds another start after what it
- * takes. The rules are not copied here: the stops' characters come from the patterns that
+ * (DK_LEFT: _extract._walked): a URN, any character outside ASCII in the run or the name, a
+ * '%' in a URL that starts no escape, TeX's escaped '%', a Springer book's chapter, a run
+ * that holds another start after what it takes. The rules are not copied here: the stops' characters come from the patterns that
  * define them (configure_walk(), from doikit._extract._walk), the rules the quick path reads
  * too are quick.c's (dk_rule_*), and each rule with more to it is its module's own compiled
  * pattern or function, called only where a candidate reaches it. A test holds it to the
@@ -39,6 +38,9 @@ typedef struct {
     PyObject *shields;       /* _url._after_shields_badge(text, start) */
     PyObject *subfield;      /* _walk._SUBFIELD_BEFORE.search */
     PyObject *number;        /* _walk._looks_like_a_number(text, start, prefix) */
+    PyObject *entity_char;   /* _run._entity_char(match) */
+    PyObject *escaped_tag;   /* _run._ESCAPED_TAG.match */
+    PyObject *unescape;      /* html.unescape */
 } WalkConfig;
 
 static WalkConfig walk;
@@ -69,12 +71,15 @@ is_hex(Py_UCS4 c)
  * or DK_LEFT, or -1 with an exception. */
 enum { ENDS = 10, GOES_ON = 11 };
 
-/* The brackets a run holds open: the closer each waits for, and where it was opened. */
+/* A run being read (_run._Run): the brackets it holds open (the closer each waits for, and
+ * where it was opened), and the ';' that ends the character reference last read. */
 typedef struct {
     Py_UCS4 waits[OPENED];
     Py_ssize_t at[OPENED];
     int depth;
-} Opened;
+    int in_url;
+    Py_ssize_t reference_end;
+} Run;
 
 /* _run._line_end for a whole text, at the stop *at*: the run ends there, but for a line
  * break rejoined (quick.c's dk_rule_rejoined, _run._rejoined). */
@@ -86,80 +91,145 @@ line_end(PyObject *text, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
     return joined < 0 ? -1 : joined ? GOES_ON : ENDS;
 }
 
-/* _run._semicolon for a whole text (a character reference's ';' is never reached here:
- * the walk leaves references to Python): the run ends where _run._separated says, else
- * the reading goes on after the row of ';' (at its last, _last_semicolon). */
+/* _run._semicolon for a whole text, for a ';' at *at* (or a reference to one there), the
+ * reading going on at *after* past it: the run ends where _run._separated says, else the
+ * reading goes on past the row of ';' that starts at *at* (at its last, _last_semicolon). */
 static int
-semicolon(PyObject *text, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
+semicolon(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t after, Py_ssize_t *run,
+          Py_ssize_t *next)
 {
-    PyObject *call[] = {text, PyLong_FromSsize_t(at), PyLong_FromSsize_t(at + 1)};
-    PyObject *answer =
-        call[1] && call[2] ? PyObject_Vectorcall(walk.separated, call, 3, NULL) : NULL;
-    Py_XDECREF(call[1]);
-    Py_XDECREF(call[2]);
-    if (answer == NULL) {
-        return -1;
-    }
-    Py_ssize_t ends = PyLong_AsSsize_t(answer);
-    Py_DECREF(answer);
-    if (ends == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    if (ends >= 0) {
-        *run = ends;
-        return ENDS;
+    if (at != reading->reference_end) {
+        PyObject *call[] = {text, PyLong_FromSsize_t(at), PyLong_FromSsize_t(at + 1)};
+        PyObject *answer =
+            call[1] && call[2] ? PyObject_Vectorcall(walk.separated, call, 3, NULL) : NULL;
+        Py_XDECREF(call[1]);
+        Py_XDECREF(call[2]);
+        if (answer == NULL) {
+            return -1;
+        }
+        Py_ssize_t ends = PyLong_AsSsize_t(answer);
+        Py_DECREF(answer);
+        if (ends == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (ends >= 0) {
+            *run = ends;
+            return ENDS;
+        }
     }
     Py_ssize_t last = at;
-    while (last + 1 < PyUnicode_GET_LENGTH(text) && PyUnicode_READ_CHAR(text, last + 1) == ';') {
+    while (PyUnicode_READ_CHAR(text, at) == ';' && last + 1 < PyUnicode_GET_LENGTH(text) &&
+           PyUnicode_READ_CHAR(text, last + 1) == ';') {
         last++;
     }
-    *next = last > at + 1 ? last : at + 1;
+    *next = last > after ? last : after;
     return GOES_ON;
 }
 
-/* The rule of the stop *c* at *at* (_run._STOP_RULES; _line_end for the rest). */
+/* The rule of a stop that decides where a DOI ends (_run._DECIDING_RULES: brackets, ',' and
+ * ';'), for the character *c* at *at* (or a reference to it there), the reading going on at
+ * *after* past it; 0 when *c* has none. */
 static int
-stop_rule(PyObject *text, Py_UCS4 c, Py_ssize_t at, int in_url, Opened *opened,
-          Py_ssize_t *run, Py_ssize_t *next)
+deciding_rule(PyObject *text, Run *reading, Py_UCS4 c, Py_ssize_t at, Py_ssize_t after,
+              Py_ssize_t *run, Py_ssize_t *next)
 {
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    Py_UCS4 after = at + 1 < length ? PyUnicode_READ_CHAR(text, at + 1) : 0;
-    Py_ssize_t opener = PyUnicode_FindChar(walk.openers, c, 0, PY_SSIZE_T_MAX, 1);
+    Py_ssize_t opener = c < 128 ? PyUnicode_FindChar(walk.openers, c, 0, PY_SSIZE_T_MAX, 1) : -1;
     *run = at;
-    *next = at + 1;
-    if (opener >= 0) { /* _run._opener */
-        int tag = c == '<'   ? dk_rule_tag(text, at)
-                  : c == '[' ? dk_answers(walk.field_tag, text, 1, at, 0, 0)
-                             : 0;
+    *next = after;
+    if (opener >= 0) { /* _run._opener: a tag, an escaped tag, a field tag end the run */
+        int referenced = PyUnicode_READ_CHAR(text, at) != c;
+        int tag = c == '<' && !referenced  ? dk_rule_tag(text, at)
+                  : c == '<'               ? dk_answers(walk.escaped_tag, text, 1, at, 0, 0)
+                  : c == '[' && !referenced ? dk_answers(walk.field_tag, text, 1, at, 0, 0)
+                                            : 0;
         if (tag != 0) {
             return tag < 0 ? -1 : ENDS;
         }
-        if (opened->depth == OPENED) {
+        if (reading->depth == OPENED) {
             return DK_LEFT;
         }
-        opened->waits[opened->depth] = PyUnicode_READ_CHAR(walk.closers, opener);
-        opened->at[opened->depth++] = at;
+        reading->waits[reading->depth] = PyUnicode_READ_CHAR(walk.closers, opener);
+        reading->at[reading->depth++] = at;
         return GOES_ON;
     }
-    if (PyUnicode_FindChar(walk.closers, c, 0, PY_SSIZE_T_MAX, 1) >= 0) { /* _run._closer */
-        if (opened->depth > 0 && opened->waits[opened->depth - 1] == c) {
-            opened->depth--;
+    if (c < 128 && PyUnicode_FindChar(walk.closers, c, 0, PY_SSIZE_T_MAX, 1) >= 0) {
+        if (reading->depth > 0 && reading->waits[reading->depth - 1] == c) { /* _closer */
+            reading->depth--;
             return GOES_ON;
         }
         return ENDS;
     }
-    switch (c) {
-    case ',': /* _run._comma */
+    if (c == ',') { /* _run._comma */
         return ENDS;
-    case ';':
-        return semicolon(text, at, run, next);
-    case '&': { /* _run._reference: a bare '&' (a reference is left to Python) */
-        int reference = dk_answers(walk.entity, text, 1, at, 0, 0);
-        if (reference != 0) {
-            return reference < 0 ? -1 : DK_LEFT;
-        }
-        return in_url ? line_end(text, at, run, next) : GOES_ON;
     }
+    if (c == ';') {
+        return semicolon(text, reading, at, after, run, next);
+    }
+    return 0;
+}
+
+/* _run._reference for a whole text, at the '&' at *at*: a character reference decides as
+ * the character it stands for (_entity_char), the reading going on at its ';'; a bare '&'
+ * is the name's in text, and ends the run in a URL. */
+static int
+reference(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
+{
+    PyObject *where = PyLong_FromSsize_t(at);
+    PyObject *call[] = {text, where};
+    PyObject *entity = where ? PyObject_Vectorcall(walk.entity, call, 2, NULL) : NULL;
+    Py_XDECREF(where);
+    if (entity == NULL) {
+        return -1;
+    }
+    Py_UCS4 c = '&'; /* (no reference: a bare '&') */
+    Py_ssize_t after = at + 1;
+    if (entity != Py_None) {
+        PyObject *stands = PyObject_CallOneArg(walk.entity_char, entity);
+        PyObject *end = stands ? PyObject_CallMethod(entity, "end", NULL) : NULL;
+        after = end == NULL ? -1 : PyLong_AsSsize_t(end) - 1;
+        Py_XDECREF(end);
+        if (stands == NULL || after <= at || !PyUnicode_Check(stands) ||
+            PyUnicode_GET_LENGTH(stands) != 1) {
+            Py_XDECREF(stands);
+            Py_DECREF(entity);
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_ValueError, "_entity_char: no character (internal)");
+            }
+            return -1;
+        }
+        c = PyUnicode_READ_CHAR(stands, 0);
+        Py_DECREF(stands);
+    }
+    Py_DECREF(entity);
+    *run = at;
+    *next = after;
+    if (reading->in_url && c == '&') {
+        return line_end(text, at, run, next); /* (parameters) */
+    }
+    if (Py_UNICODE_ISSPACE(c) || c == '"') {
+        return ENDS; /* '&nbsp;', '&quot;' */
+    }
+    if (after > at + 1) {
+        reading->reference_end = after; /* (a reference's ';') */
+    }
+    int said = deciding_rule(text, reading, c, at, after, run, next);
+    return said != 0 ? said : GOES_ON;
+}
+
+/* The rule of the stop *c* at *at* (_run._STOP_RULES; _line_end for the rest). */
+static int
+stop_rule(PyObject *text, Run *reading, Py_UCS4 c, Py_ssize_t at, Py_ssize_t *run,
+          Py_ssize_t *next)
+{
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    Py_UCS4 after = at + 1 < length ? PyUnicode_READ_CHAR(text, at + 1) : 0;
+    int said = deciding_rule(text, reading, c, at, at + 1, run, next);
+    if (said != 0) {
+        return said;
+    }
+    switch (c) {
+    case '&':
+        return reference(text, reading, at, run, next);
     case '$': /* _run._dollar */
         return after == '$' ? ENDS : GOES_ON;
     case '\\': /* _run._backslash */
@@ -171,7 +241,7 @@ stop_rule(PyObject *text, Py_UCS4 c, Py_ssize_t at, int in_url, Opened *opened,
 
 /* _run._grow for a whole text: the end of the DOI whose suffix starts at *index* (*end*)
  * and of the run read for it (*run*). DK_DECIDED, DK_LEFT (a character outside ASCII, a
- * character reference, a '%' that starts no escape, too many brackets), or -1. */
+ * '%' that starts no escape, too many brackets), or -1. */
 static int
 grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *run)
 {
@@ -179,7 +249,7 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
     const char *stops = in_url ? walk.url_stops : walk.stops;
-    Opened opened = {.depth = 0};
+    Run reading = {.depth = 0, .in_url = in_url, .reference_end = -1};
     Py_ssize_t at = index;
     *run = length; /* the text's end ends the run (no line break to rejoin there) */
     while (at < length) {
@@ -199,7 +269,7 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
             continue;
         }
         Py_ssize_t next;
-        int said = stop_rule(text, c, at, in_url, &opened, run, &next);
+        int said = stop_rule(text, &reading, c, at, run, &next);
         if (said != GOES_ON) {
             if (said != ENDS) {
                 return said; /* DK_LEFT, or -1 */
@@ -210,8 +280,8 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
         *run = length;
     }
     *end = *run;
-    if (opened.depth > 0) { /* cut before the first bracket nothing closes */
-        Py_ssize_t cut = opened.at[0];
+    if (reading.depth > 0) { /* cut before the first bracket nothing closes */
+        Py_ssize_t cut = reading.at[0];
         if (cut > index && READ(cut - 1) == '\\') {
             cut--; /* an escaped opener, with its backslash */
         }
@@ -221,9 +291,9 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
 }
 
 /* The name of the candidate text[start:end] (printable ASCII) as _make._make reads it:
- * its line breaks dropped and its backslash escapes read (a new ASCII str); NULL with
- * *left* set when Python must read it (TeX's escaped '%', a character reference), or with
- * an exception. */
+ * its line breaks dropped, its backslash escapes and character references read (a new
+ * ASCII str); NULL with *left* set when Python must read it (TeX's escaped '%', escapes
+ * with line breaks, references to characters outside ASCII), or with an exception. */
 static PyObject *
 name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
 {
@@ -235,7 +305,7 @@ name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
     }
     Py_UCS1 *out = PyUnicode_1BYTE_DATA(name);
     Py_ssize_t size = 0;
-    int ampersand = 0, semicolon = 0, backslash = 0, newline = 0;
+    int ampersand = 0, semicolons = 0, backslash = 0, newline = 0;
     for (Py_ssize_t at = start; at < end; at++) {
         Py_UCS4 c = READ(at);
         backslash |= c == '\\';
@@ -276,17 +346,19 @@ name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
             }
         }
         ampersand |= c == '&';
-        semicolon |= c == ';';
+        semicolons |= c == ';';
         out[size++] = (Py_UCS1)c;
         at++;
     }
-    if (ampersand && semicolon) {
-        *left = 1; /* character references (html.unescape) */
-        Py_DECREF(name);
-        return NULL;
-    }
     if (size < end - start) {
         Py_SETREF(name, PyUnicode_Substring(name, 0, size));
+    }
+    if (name != NULL && ampersand && semicolons) { /* character references */
+        Py_SETREF(name, PyObject_CallOneArg(walk.unescape, name));
+        if (name != NULL && (!PyUnicode_Check(name) || !PyUnicode_IS_ASCII(name))) {
+            *left = 1; /* (what they stand for outside ASCII: ligatures) */
+            Py_CLEAR(name);
+        }
     }
     return name;
 }
@@ -476,12 +548,11 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObj
     if (start > 0 && !escaped && dk_marked(walk.glued, READ(start - 1))) {
         /* glued to a word: no start, but after a page range, a badge's label or a
          * catalogue's subfield code */
-        Py_ssize_t low = start > 8 ? start - 8 : 0;
-        int page = dk_answers(walk.page_range, text, 2, low, start, 0);
+        Py_ssize_t page_from = start > 8 ? start - 8 : 0, code_from = start > 3 ? start - 3 : 0;
+        int page = dk_answers(walk.page_range, text, 2, page_from, start, 0);
         badge = page != 0 ? 0 : dk_answers(walk.shields, text, 1, start, 0, 1);
-        int subfield = page != 0 || badge != 0
-                           ? 0
-                           : dk_answers(walk.subfield, text, 2, start > 3 ? start - 3 : 0, start, 0);
+        int subfield =
+            page != 0 || badge != 0 ? 0 : dk_answers(walk.subfield, text, 2, code_from, start, 0);
         if (page < 0 || badge < 0 || subfield < 0) {
             return -1;
         }
@@ -625,16 +696,19 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     static char *names[] = {"glued", "urn", "escapes", "slashes", "stops", "url_stops",
                             "openers", "closers", "field_tag", "separated", "entity",
                             "escape_word", "unescaped", "url_length", "decode", "decode_error",
-                            "preprint", "page_range", "shields", "subfield", "number", NULL};
+                            "preprint", "page_range", "shields", "subfield", "number",
+                            "entity_char", "escaped_tag", "unescape", NULL};
     PyObject *glued, *urn, *escapes, *slashes, *stops, *url_stops, *openers, *closers;
     PyObject *field_tag, *separated, *entity, *escape_word, *unescaped, *url_length, *decode;
     PyObject *decode_error, *preprint, *page_range, *shields, *subfield, *number;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!O!UUUUOOOUUOOOOOOOO:configure_walk", names,
+    PyObject *entity_char, *escaped_tag, *unescape;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!O!UUUUOOOUUOOOOOOOOOOO:configure_walk", names,
                                      &glued, &urn, &PyTuple_Type, &escapes, &PyTuple_Type,
                                      &slashes, &stops, &url_stops, &openers, &closers,
                                      &field_tag, &separated, &entity, &escape_word, &unescaped,
                                      &url_length, &decode, &decode_error, &preprint,
-                                     &page_range, &shields, &subfield, &number)) {
+                                     &page_range, &shields, &subfield, &number, &entity_char,
+                                     &escaped_tag, &unescape)) {
         return NULL;
     }
     configured = 0; /* off while its parts are written */
@@ -676,6 +750,9 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     Py_XSETREF(walk.shields, Py_NewRef(shields));
     Py_XSETREF(walk.subfield, Py_NewRef(subfield));
     Py_XSETREF(walk.number, Py_NewRef(number));
+    Py_XSETREF(walk.entity_char, Py_NewRef(entity_char));
+    Py_XSETREF(walk.escaped_tag, Py_NewRef(escaped_tag));
+    Py_XSETREF(walk.unescape, Py_NewRef(unescape));
     configured = 1;
     Py_RETURN_NONE;
 }
