@@ -357,11 +357,13 @@ plain_ascii(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
 /* The DOI _quick gives for the candidate text[start:end] of the common shape (group 2):
  * DK_DECIDED, with the name in *name* and where it is written up to in *written_end*; DK_LEFT
  * when the Python path must see it; DK_REFUSED where _quick says None (each of these returns
- * is one of _quick's); -1 with an exception. */
+ * is one of _quick's); -1 with an exception. *in_url_said* is set to what _url._in_url says
+ * of the candidate when it has asked (after '/' or '='), else -1 (the walk asks again). */
 int
 dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_t *written_end,
-         PyObject **name)
+         PyObject **name, int *in_url_said)
 {
+    *in_url_said = -1;
     if (config.heads == NULL) {
         return DK_LEFT; /* not configured: the Python path decides everything */
     }
@@ -395,6 +397,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             if (!url && (url = in_url(text, kind, data, start, token)) < 0) {
                 return -1;
             }
+            *in_url_said = url;
             if (url) {
                 /* '?', '#', "'" (refused) or a view; a badge's or an OUP page's URL, whose
                  * tail _quick reads as the walk does (_in_url_written) */

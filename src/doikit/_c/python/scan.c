@@ -200,9 +200,9 @@ scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, P
 static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span,
                                    Py_ssize_t start, Py_ssize_t end);
 static PyObject *scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end,
-                            int *refused);
+                            int *refused, int *in_url_said);
 static PyObject *scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end,
-                           int *refused);
+                           int in_url_said, int *refused);
 
 /* What scan_decided leaves to Python (*refused*): the candidate to _decide, to _walked (the
  * quick path has refused it), or nothing (the walk in C has refused it). */
@@ -253,18 +253,19 @@ scan_decided(ScanObject *self, PyObject *match, int *refused)
     PyObject *found = NULL;
     if (span_read(self, span, &start, &end) == 0) {
         if (group == 2) {
-            found = scan_quick(self, span, start, end, refused);
+            int in_url_said;
+            found = scan_quick(self, span, start, end, refused, &in_url_said);
             /* (what the quick path leaves, the walk decides alike: the property test) */
             if (found == NULL && !PyErr_Occurred()) {
-                found = scan_walk(self, 2, start, end, refused);
+                found = scan_walk(self, 2, start, end, in_url_said, refused);
             }
         }
         else {
-            found = group == 3 ? scan_walk(self, 3, start, end, refused)
+            found = group == 3 ? scan_walk(self, 3, start, end, -1, refused)
                                : scan_decided_span(self, in_url, span, start, end);
             if (group == 1 && found == NULL && !PyErr_Occurred()) {
                 /* (a resolver URL's escapes, view or file: the walk decides alike) */
-                found = scan_walk(self, 1, start, end, refused);
+                found = scan_walk(self, 1, start, end, -1, refused);
             }
         }
     }
@@ -315,11 +316,13 @@ scan_decided_span(ScanObject *self, int in_url, PyObject *span, Py_ssize_t start
  * decides, or NULL: with an exception set on failure, without one when _decide must see
  * the candidate (*refused* set when the quick path has refused it). */
 static PyObject *
-scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end, int *refused)
+scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end, int *refused,
+           int *in_url_said)
 {
     Py_ssize_t written_end;
     PyObject *name;
-    int said = dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name);
+    int said = dk_quick(self->text, start, end, self->resume != Py_None, &written_end, &name,
+                        in_url_said);
     if (said != DK_DECIDED) {
         *refused = said == DK_REFUSED ? TO_WALKED : TO_DECIDE;
         return NULL; /* (with the exception, if any) */
@@ -343,14 +346,16 @@ scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end, i
  * failure; else *refused* says WALKED when it has refused the candidate (the scan goes
  * on), and is left as it was when Python must read it. */
 static PyObject *
-scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end, int *refused)
+scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end, int in_url_said,
+          int *refused)
 {
     if (self->resume != Py_None) {
         return NULL; /* a stream's chunk: the Python walk waits where it must */
     }
     PyObject *doi;
     Py_ssize_t found_end, position;
-    int said = dk_walk(self->text, group, start, end, self->doi, &doi, &found_end, &position);
+    int said = dk_walk(self->text, group, start, end, in_url_said, self->doi, &doi, &found_end,
+                       &position);
     if (said < 0 && !PyErr_Occurred()) {
         PyErr_SetString(PyExc_SystemError, "the walk in C failed without an error (internal)");
     }

@@ -53,7 +53,7 @@ int dk_mark(char *flags, PyObject *chars, int ascii_only);
  * refuses it: _walked decides), or -1 with an exception. */
 enum { DK_LEFT = 0, DK_DECIDED = 1, DK_REFUSED = 2 };
 int dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream,
-             Py_ssize_t *written_end, PyObject **name);
+             Py_ssize_t *written_end, PyObject **name, int *in_url_said);
 PyObject *dk_configure_quick(PyObject *module, PyObject *args, PyObject *kwargs);
 /* quick.c: whether text[at:] is the ASCII str *ascii* (within *length*; its letters in
  * either case with *fold*), and a call of a rule's pattern or function with 0 to 2 int
@@ -77,11 +77,12 @@ int dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_
 
 /* walk.c: the extractor's walk (for scan.c), and what it is handed. dk_walk reads a
  * candidate of group 1 (a resolver URL's, that the scan has not decided) as one of group
- * 2 (the common shape); it says
+ * 2 (the common shape), and takes what dk_quick has found _url._in_url to say of it
+ * (*in_url_said*, or -1); it says
  * DK_DECIDED (the DOI in *doi*, written text[start:*found_end]), DK_REFUSED (no DOI), both
  * with where the scan goes on in *position*; DK_LEFT (to _walked); or -1 with an
  * exception. */
-int dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end,
+int dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int in_url_said,
             PyObject *doi_type, PyObject **doi, Py_ssize_t *found_end, Py_ssize_t *position);
 PyObject *dk_configure_walk(PyObject *module, PyObject *args, PyObject *kwargs);
 PyObject *dk_walk_one(PyObject *module, PyObject *args);

@@ -1,18 +1,19 @@
 /* The extractor's walk, in C (issue 30): what doikit._extract._walk decides about a
- * candidate of the common shape (the candidate pattern's group 2) or a bare start (group 3)
- * in a whole text (not a stream's chunk), for the Scan of scan.c.
+ * candidate of a whole text (not a stream's chunk) that the Scan of scan.c has not decided
+ * itself: a resolver URL's with escapes, a view or a file (the candidate pattern's group 1),
+ * one of the common shape the quick path has not decided (group 2), a bare start (group 3).
  *
  * It decides a candidate only where _walk (with _completed) gives the same answer: the DOI
  * and where the scan goes on (DK_DECIDED), or no DOI and where the scan goes on
  * (DK_REFUSED); everything it does not read leaves the candidate to the Python walk
  * (DK_LEFT: _extract._walked): a URN, any character outside ASCII in the run or the name, a
  * '%' in a URL that starts no escape, TeX's escaped '%', a Springer book's chapter, a run
- * that holds another start after what it takes. The rules are not copied here: the stops' characters come from the patterns that
- * define them (configure_walk(), from doikit._extract._walk), the rules the quick path reads
- * too are quick.c's (dk_rule_*), and each rule with more to it is its module's own compiled
- * pattern or function, called only where a candidate reaches it. A test holds it to the
- * Python walk candidate by candidate (walk(), tests/test_extract.py), and the property test
- * the scans' answers on any text. */
+ * that holds another start after what it takes. The rules are not copied here: the stops'
+ * characters come from the patterns that define them (configure_walk(), from
+ * doikit._extract._walk), the rules the quick path reads too are quick.c's (dk_rule_*), and
+ * each rule with more to it is its module's own compiled pattern or function, called only
+ * where a candidate reaches it. A test holds it to the Python walk candidate by candidate
+ * (walk(), tests/test_extract.py), and the property tests the scans' answers on any text. */
 #include "speedups.h"
 
 /* What configure_walk() hands over (the names of doikit._extract's parts in brackets). */
@@ -516,8 +517,8 @@ make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end, int in
 /* The candidate of *group* (2 or 3) at text[start:match_end] of a whole text, as
  * _extract._walked reads it: see dk_walk in speedups.h. */
 int
-dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObject *doi_type,
-        PyObject **doi, Py_ssize_t *found_end, Py_ssize_t *position)
+dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int in_url_said,
+        PyObject *doi_type, PyObject **doi, Py_ssize_t *found_end, Py_ssize_t *position)
 {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -564,7 +565,8 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, PyObj
             return -1;
         }
     }
-    int in_url = dk_rule_in_url(text, start, escaped);
+    int in_url =
+        in_url_said >= 0 && !escaped ? in_url_said : dk_rule_in_url(text, start, escaped);
     if (in_url < 0) {
         return -1;
     }
@@ -677,7 +679,7 @@ dk_walk_one(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "walk(): a candidate outside the text");
         return NULL;
     }
-    int said = dk_walk(text, group, start, end, doi_type, &doi, &found_end, &position);
+    int said = dk_walk(text, group, start, end, -1, doi_type, &doi, &found_end, &position);
     if (said < 0) {
         return NULL;
     }
@@ -702,9 +704,10 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     PyObject *field_tag, *separated, *entity, *escape_word, *unescaped, *url_length, *decode;
     PyObject *decode_error, *preprint, *page_range, *shields, *subfield, *number;
     PyObject *entity_char, *escaped_tag, *unescape;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$UUO!O!UUUUOOOUUOOOOOOOOOOO:configure_walk", names,
-                                     &glued, &urn, &PyTuple_Type, &escapes, &PyTuple_Type,
-                                     &slashes, &stops, &url_stops, &openers, &closers,
+    const char *format = "$UUO!O!UUUUOOOUUOOOOOOOOOOO:configure_walk";
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, names, &glued, &urn, &PyTuple_Type,
+                                     &escapes, &PyTuple_Type, &slashes, &stops, &url_stops,
+                                     &openers, &closers,
                                      &field_tag, &separated, &entity, &escape_word, &unescaped,
                                      &url_length, &decode, &decode_error, &preprint,
                                      &page_range, &shields, &subfield, &number, &entity_char,
