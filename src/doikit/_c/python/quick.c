@@ -788,8 +788,8 @@ is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
  * whose suffix starts at *suffix*: an escape but the escaped '/' before the suffix, a
  * segment that is one of _VIEWS (_URL_TAILS, which a line break only limits), a last
  * segment after a second '/' with a '.' (_URL_FILE), more '/' (an OUP page's article
- * number), a file's last letter (_GLUED_FILE_LAST), or a badge before it (_BADGE, within
- * the look-back). Else the whole candidate is the DOI. */
+ * number), a file's last letter (_GLUED_FILE_LAST), or a badge before it in its token
+ * (_BADGE). Else the whole candidate is the DOI. */
 int
 dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end)
 {
@@ -824,7 +824,9 @@ dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssiz
     if (slashes && (dot || is_view(kind, data, segment, end))) {
         return 1;
     }
-    Py_ssize_t low = start > config.lookback ? start - config.lookback : 0;
-    Py_ssize_t badge = PyUnicode_Find(text, PyTuple_GET_ITEM(config.cut_markers, 0), low, start, 1);
+    /* (the badge must be in the token: _in_url_length asks both) */
+    Py_ssize_t token = token_start(kind, data, start);
+    Py_ssize_t badge =
+        PyUnicode_Find(text, PyTuple_GET_ITEM(config.cut_markers, 0), token, start, 1);
     return badge == -2 ? -1 : badge >= 0;
 }
