@@ -10,8 +10,9 @@ if TYPE_CHECKING:
 
 # The paths a candidate can take (the package's docstring): the candidate pattern, run by the
 # regex engine in C; the quick path; the general walk, the authority; the C accelerator's
-# loop (src/doikit/_c/python/scan.c), which trims a candidate the pattern has decided, and
-# its quick path (quick.c), which decides a candidate of the common shape or leaves it.
+# loop (src/doikit/_c/python/scan.c), which trims a candidate the pattern has decided, its
+# quick path (quick.c), which decides a candidate of the common shape or leaves it, and its
+# walk (walk.c), which reads what the quick path leaves in a whole text, or leaves it.
 PATHS: Final = ("pattern", "quick", "walk", "C scan")
 
 
@@ -33,5 +34,5 @@ class Rule:
     # tests, each as its module of tests/, '::' and its function's name
     tests: tuple[str, ...] = ()
     # path (of PATHS) -> the code that holds the rule there: "<module of doikit._extract>.<name>",
-    # or "scan.c:<function>" / "quick.c:<function>" for the C scan
+    # or "scan.c:<function>" / "quick.c:<function>" / "walk.c:<function>" for the C scan
     paths: Mapping[str, tuple[str, ...]]

@@ -10,8 +10,9 @@ holds it on each path a candidate can take (_rule.PATHS).
 - ``walk``: the general walk (_walk, _run, _make, _url), the authority;
 - ``C scan``: the accelerator's loop (src/doikit/_c/python/scan.c), which trims a decided
   candidate itself, decides one of the common shape by the quick path in C (quick.c: it
-  reads the rule, asks the Python code named, or leaves the candidate), and hands the rest
-  to _decide.
+  reads the rule, asks the Python code named, or leaves the candidate), reads the rest of
+  a whole text's candidates by the walk in C (walk.c, alike), and hands what they leave to
+  _decide or _walked.
 
 The code names each rule where it holds it, as ``(rule: name)`` in a comment or docstring;
 tests/test_extract_rules.py checks that every rule so named is a row here, that every row

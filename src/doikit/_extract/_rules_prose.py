@@ -21,7 +21,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDED_END", "_pattern._ANY_PLAIN"),
             "quick": ("_quick._QUICK_ENDS", "_run._TAG"),
             "walk": ("_run._STOPS_IN_TEXT", "_run._line_end", "_run._opener"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:stop_rule"),
         },
     ),
     Rule(
@@ -42,7 +42,7 @@ PROSE: Final = (
             "pattern": ("_pattern._suffix",),
             "quick": ("_quick._QUICK_ENDS",),
             "walk": ("_run._opener", "_run._closer"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:deciding_rule"),
         },
     ),
     Rule(
@@ -66,7 +66,7 @@ PROSE: Final = (
             "pattern": ("_pattern._TRAIL",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
         },
     ),
     Rule(
@@ -84,7 +84,7 @@ PROSE: Final = (
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "quick": ("_quick._quick",),
             "walk": ("_run._semicolon", "_run._NEXT_DOI"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:semicolon"),
         },
     ),
     Rule(
@@ -116,7 +116,7 @@ PROSE: Final = (
                 "_url._in_url",
                 "_url._in_url_length",
             ),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:url_odd"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:url_odd", "walk.c:grow"),
         },
     ),
     Rule(
@@ -134,6 +134,7 @@ PROSE: Final = (
         paths={
             "pattern": ("_pattern._TEXT_PLAIN",),
             "walk": ("_run._STOPS_IN_TEXT", "_make._make"),
+            "C scan": ("walk.c:grow",),
         },
     ),
     Rule(
@@ -160,6 +161,7 @@ PROSE: Final = (
         paths={
             "pattern": ("_pattern._SEPARATOR", "_pattern._DECIDE_IN_TEXT"),
             "walk": ("_run._reference", "_make._make"),
+            "C scan": ("walk.c:reference",),
         },
     ),
     Rule(
@@ -170,7 +172,7 @@ PROSE: Final = (
         found="`10.1000/187`",
         vectors=("escaped-start-and-slash",),
         corpus=("pdf-raxml-manual-1252",),
-        paths={"walk": ("_walk._walk", "_url._in_url")},
+        paths={"walk": ("_walk._walk", "_url._in_url"), "C scan": ("walk.c:dk_walk",)},
     ),
     Rule(
         name="json-and-tex-escapes",
@@ -186,7 +188,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._backslash", "_make._ESCAPED_PUNCTUATION"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:name_of"),
         },
     ),
     Rule(
@@ -204,7 +206,11 @@ PROSE: Final = (
         paths={
             "quick": ("_url._url_name", "_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
+            "C scan": (
+                "scan.c:scan_decided_span",
+                "quick.c:dk_quick",
+                "quick.c:dk_rule_url_may_cut",
+            ),
         },
     ),
     Rule(
@@ -235,7 +241,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDED_END",),
             "quick": ("_quick._LINE_END_AHEAD", "_run._rejoined"),
             "walk": ("_run._line_end", "_run._rejoined", "_run._continues", "_make._make"),
-            "C scan": ("quick.c:may_rejoin",),
+            "C scan": ("quick.c:may_rejoin", "quick.c:dk_rule_rejoined"),
         },
     ),
     Rule(
@@ -249,7 +255,7 @@ PROSE: Final = (
             "pattern": ("_pattern._SEPARATOR",),
             "quick": ("_quick._quick",),
             "walk": ("_walk._walk", "_make._make"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:dk_walk"),
         },
     ),
     Rule(
@@ -281,6 +287,7 @@ PROSE: Final = (
         paths={
             "pattern": ("_pattern._REGISTRANT",),
             "walk": ("_walk._GLUED", "_walk._looks_like_a_number", "_walk._MARKER"),
+            "C scan": ("walk.c:dk_walk",),
         },
     ),
 )

@@ -35,7 +35,7 @@ WILD: Final = (
             "pattern": ("_pattern._ENDERS",),
             "quick": ("_quick._QUICK_ENDS",),
             "walk": ("_run._STOPS_IN_TEXT",),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:grow"),
         },
     ),
     Rule(
@@ -45,7 +45,11 @@ WILD: Final = (
         example="`$$a10.1000/xyz$$2doi`, `10.1000/a$b`",
         found="`10.1000/xyz`, `10.1000/a$b`",
         vectors=("catalogue-subfields", "dollar-in-a-doi-stays"),
-        paths={"pattern": ("_pattern._DECIDE_IN_TEXT",), "walk": ("_run._dollar",)},
+        paths={
+            "pattern": ("_pattern._DECIDE_IN_TEXT",),
+            "walk": ("_run._dollar",),
+            "C scan": ("walk.c:stop_rule",),
+        },
     ),
     Rule(
         name="subfield-code-is-no-glue",
@@ -54,7 +58,11 @@ WILD: Final = (
         example="as above",
         found="",
         vectors=("catalogue-subfields",),
-        paths={"pattern": ("_pattern._BARE_START",), "walk": ("_walk._SUBFIELD_BEFORE",)},
+        paths={
+            "pattern": ("_pattern._BARE_START",),
+            "walk": ("_walk._SUBFIELD_BEFORE",),
+            "C scan": ("walk.c:dk_walk",),
+        },
     ),
     Rule(
         name="asterisk-trails",
@@ -68,7 +76,7 @@ WILD: Final = (
             "pattern": ("_pattern._TRAIL_CHARS",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
         },
     ),
     Rule(
@@ -86,7 +94,7 @@ WILD: Final = (
             "pattern": ("_pattern._TRAIL_CHARS",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make", "_url._escaped_end"),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
         },
     ),
     Rule(
@@ -111,7 +119,7 @@ WILD: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._backslash", "_run._grow", "_make._ESCAPED_PUNCTUATION"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:stop_rule", "walk.c:name_of"),
         },
     ),
     Rule(
@@ -122,7 +130,7 @@ WILD: Final = (
         found="nothing",
         vectors=("tex-macro-template-is-no-doi",),
         corpus=("latex-cccls-macro-nodoi",),
-        paths={"walk": ("_walk._walk",)},
+        paths={"walk": ("_walk._walk",), "C scan": ("walk.c:dk_walk",)},
     ),
     Rule(
         name="escaped-html-tag-ends",
@@ -131,7 +139,7 @@ WILD: Final = (
         example="`10.1126/x&lt;/ref&gt;`",
         found="`10.1126/x`",
         vectors=("wiki-escaped-ref-tag",),
-        paths={"walk": ("_run._ESCAPED_TAG", "_run._opener")},
+        paths={"walk": ("_run._ESCAPED_TAG", "_run._opener"), "C scan": ("walk.c:deciding_rule",)},
     ),
     Rule(
         name="page-range-glued",
@@ -140,7 +148,7 @@ WILD: Final = (
         example="`5: 45-10.1016/j.cell.2004.01.001`",
         found="`10.1016/j.cell.2004.01.001`",
         vectors=("page-range-glued",),
-        paths={"walk": ("_walk._PAGE_RANGE_BEFORE",)},
+        paths={"walk": ("_walk._PAGE_RANGE_BEFORE",), "C scan": ("walk.c:dk_walk",)},
     ),
     Rule(
         name="link-without-scheme",
@@ -156,7 +164,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._in_url",),
             "walk": ("_url._URL_TOKEN", "_url._DOI_PARAMETER", "_walk._MARKER"),
-            "C scan": ("quick.c:in_url",),
+            "C scan": ("quick.c:in_url", "quick.c:dk_rule_in_url"),
         },
     ),
     Rule(
@@ -172,7 +180,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._url_name",),
             "walk": ("_url._escaped_end",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
         },
     ),
     Rule(
@@ -202,7 +210,11 @@ WILD: Final = (
         paths={
             "quick": ("_url._url_name", "_quick._QUICK_URL_ODD", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:url_odd"),
+            "C scan": (
+                "scan.c:scan_decided_span",
+                "quick.c:url_odd",
+                "quick.c:dk_rule_url_may_cut",
+            ),
         },
     ),
     Rule(
@@ -226,7 +238,7 @@ WILD: Final = (
             "pattern": ("_pattern._NO_PREPRINT",),
             "quick": ("_make._versioned", "_quick._unversioned"),
             "walk": ("_make._make",),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:make"),
         },
     ),
     Rule(
@@ -240,6 +252,7 @@ WILD: Final = (
         paths={
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "walk": ("_run._semicolon", "_run._NEXT_DOI"),
+            "C scan": ("walk.c:semicolon",),
         },
     ),
     Rule(
@@ -260,7 +273,7 @@ WILD: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._comma",),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:deciding_rule"),
         },
     ),
     Rule(
@@ -277,6 +290,7 @@ WILD: Final = (
         paths={
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "walk": ("_run._semicolon", "_run._FIELD_AFTER"),
+            "C scan": ("walk.c:semicolon",),
         },
     ),
     Rule(
@@ -290,7 +304,11 @@ WILD: Final = (
         found="`10.1044/1092-4388(2010/09-0106)`",
         vectors=("entrez-field-tag-after-a-doi",),
         corpus=("thread2-oami-50-b",),
-        paths={"pattern": ("_pattern._NO_FIELD_TAG",), "walk": ("_run._opener",)},
+        paths={
+            "pattern": ("_pattern._NO_FIELD_TAG",),
+            "walk": ("_run._opener",),
+            "C scan": ("walk.c:deciding_rule",),
+        },
     ),
     Rule(
         name="url-path-views-and-doi-label",
@@ -320,7 +338,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._after_doi_path_label",),
             "walk": ("_url._in_url", "_url._in_url_length"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_in_url"),
         },
     ),
     Rule(
@@ -350,6 +368,7 @@ WILD: Final = (
         paths={
             "pattern": ("_pattern._NUMBER_FIELD",),
             "walk": ("_run._semicolon", "_run._separated"),
+            "C scan": ("walk.c:semicolon",),
         },
     ),
     Rule(
@@ -367,7 +386,7 @@ WILD: Final = (
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "quick": ("_run._SICI_CHECK_BREAK",),
             "walk": ("_run._line_end",),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_rejoined"),
         },
     ),
     Rule(
@@ -409,7 +428,7 @@ WILD: Final = (
             "pattern": ("_pattern._CANDIDATE_PATTERN",),
             "quick": ("_quick._LINE_END_AHEAD",),
             "walk": ("_run._continues", "_run._soft_hyphen", "_make._make"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_rejoined"),
         },
     ),
     Rule(
@@ -466,7 +485,7 @@ WILD: Final = (
             "pattern": ("_pattern._PLACEHOLDER_FIRST",),
             "quick": ("_pattern._IS_PLACEHOLDER",),
             "walk": ("_walk._walk", "_walk._spaced"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_placeholder"),
         },
     ),
     Rule(
@@ -480,7 +499,7 @@ WILD: Final = (
         paths={
             "quick": ("_quick._quick",),
             "walk": ("_walk._walk",),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:dk_walk"),
         },
     ),
     Rule(
@@ -497,7 +516,7 @@ WILD: Final = (
         found="`10.1002/(SICI)1097-4571(199101)42:1<7::AID-ASI2>3.0.CO;2-P`",
         vectors=("tex-escaped-percent-escapes",),
         corpus=("h5-html-abydos-bib-harman", "pdf-doipubmed-27"),
-        paths={"walk": ("_make._TEX_PERCENT_ESCAPE",)},
+        paths={"walk": ("_make._TEX_PERCENT_ESCAPE",), "C scan": ("walk.c:name_of",)},
     ),
     Rule(
         name="unclosed-opener-ends",
@@ -515,7 +534,11 @@ WILD: Final = (
         found="`10.12173/j.issn.1004-5511.202311014`",
         vectors=("unclosed-opener-ends",),
         corpus=("cjk5-yxxz-2",),
-        paths={"pattern": ("_pattern._suffix",), "walk": ("_run._grow", "_walk._read_on")},
+        paths={
+            "pattern": ("_pattern._suffix",),
+            "walk": ("_run._grow", "_walk._read_on"),
+            "C scan": ("walk.c:grow",),
+        },
     ),
     Rule(
         name="shields-badge",
@@ -534,7 +557,7 @@ WILD: Final = (
         paths={
             "quick": ("_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._after_shields_badge", "_url._in_url_length"),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:dk_walk"),
         },
     ),
     Rule(
@@ -567,7 +590,7 @@ WILD: Final = (
         example="`10.1000/abc&#44;def`",
         found="`10.1000/abc`",
         vectors=("escaped-comma-ends",),
-        paths={"walk": ("_run._reference", "_run._comma")},
+        paths={"walk": ("_run._reference", "_run._comma"), "C scan": ("walk.c:reference",)},
     ),
     Rule(
         name="lost-hyphen-mended",
@@ -617,7 +640,7 @@ WILD: Final = (
             "pattern": ("_pattern._SUFFIX_GATE", "_pattern._NO_AID_SHORT"),
             "quick": ("_quick._quick",),
             "walk": ("_make._make",),
-            "C scan": ("quick.c:may_mend",),
+            "C scan": ("quick.c:may_mend", "quick.c:dk_rule_mended"),
         },
     ),
     Rule(
@@ -639,7 +662,7 @@ WILD: Final = (
             "pattern": ("_pattern._SUFFIX_GATE",),
             "quick": ("_make._completed",),
             "walk": ("_make._completed",),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "walk.c:dk_walk"),
         },
     ),
     Rule(
@@ -658,7 +681,7 @@ WILD: Final = (
         paths={
             "quick": ("_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
-            "C scan": ("quick.c:dk_quick",),
+            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_url_may_cut"),
         },
     ),
 )
