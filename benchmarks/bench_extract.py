@@ -1,7 +1,7 @@
 """Speed of doikit.find_all against a bare re.finditer scan, in the same run.
 
     python benchmarks/bench_extract.py [--mb 50] [--rounds 3] [--stream-gb 0] [--hostile]
-        [--corpus]
+        [--corpus | --documents]
 
 Text: English-like prose with about one DOI per 300 bytes (sentences around DOIs of every
 shape in make_extract_corpus.NAMES, written bare, as doi: and as URLs), from a fixed seed,
@@ -21,6 +21,12 @@ licence; 1.4 MB), one after the other with a blank line between, in a new order 
 the seed each time round until the text has ``--mb`` MB, cut into blocks of about 1 MB at
 snippet ends.
 
+``--documents`` (issue 30): third-party documents whole, at the density of DOIs they have
+(about 0.4 a kilobyte; the wild corpus's snippets, cut around DOIs, hold eight times as
+many): the text of each page of the real PDFs of tests/corpus/pdf/ as doikit.pdf reads it
+(the ``pdf`` extra) and the BibTeX files beside them (labels.jsonl names each source and
+licence), one after the other, repeated in blocks of about 1 MB.
+
 ``--python-loop`` also times, block by block in the same rounds, the pure-Python loop over
 the pattern's matches (``_extract._scan_python``), which the C accelerator's loop
 (``_speedups.Scan``) replaces: the ratio of each to the baseline.
@@ -33,6 +39,7 @@ the time should double when the size doubles (linear), not quadruple.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import random
 import re
@@ -112,6 +119,7 @@ def make_blocks(megabytes: float, seed: int = 300, block: float = 1e6) -> list[s
 
 
 WILD = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "wild.jsonl"
+DOCUMENTS = WILD.parent / "pdf"
 
 
 def corpus_blocks(megabytes: float, seed: int = 300, block: float = 1e6) -> list[str]:
@@ -135,6 +143,25 @@ def corpus_blocks(megabytes: float, seed: int = 300, block: float = 1e6) -> list
     if parts:
         blocks.append("".join(parts))
     return blocks
+
+
+def document_blocks(megabytes: float, block: float = 1e6) -> list[str]:
+    """The third-party documents of tests/corpus/pdf/ whole (each PDF's pages as doikit.pdf
+    reads them, each BibTeX file), one after the other, repeated in blocks of about *block*
+    bytes, *megabytes* in all."""
+    from doikit.pdf import page_texts  # noqa: PLC0415 - the pdf extra, for this mode only
+
+    texts = ["\n".join(page_texts(path)) for path in sorted(DOCUMENTS.glob("*.pdf"))]
+    for path in sorted(DOCUMENTS.glob("*.bib.gz")):
+        data = gzip.decompress(path.read_bytes())
+        try:
+            texts.append(data.decode("utf-8"))
+        except UnicodeDecodeError:  # (econ-example.bib is 8-bit text: read byte for byte)
+            texts.append(data.decode("latin-1"))
+    whole = "\n\n".join(texts) + "\n\n"
+    repeats = max(1, round(block / len(whole.encode())))
+    count = max(1, round(megabytes * 1e6 / (len(whole.encode()) * repeats)))
+    return [whole * repeats for _ in range(count)]
 
 
 HOSTILE = {
@@ -192,11 +219,17 @@ def main() -> None:
     parser.add_argument(
         "--corpus", action="store_true", help="third-party text: the wild corpus's snippets"
     )
+    parser.add_argument(
+        "--documents", action="store_true", help="third-party documents whole (tests/corpus/pdf)"
+    )
     args = parser.parse_args()
     if args.hostile:
         hostile()
         return
-    blocks = corpus_blocks(args.mb) if args.corpus else make_blocks(args.mb)
+    if args.documents:
+        blocks = document_blocks(args.mb)
+    else:
+        blocks = corpus_blocks(args.mb) if args.corpus else make_blocks(args.mb)
     size = sum(map(len, blocks))
     sum(1 for _ in doikit.find_all(blocks[0][:1000]))  # compile the pattern first
     found = baseline = 0
@@ -226,7 +259,8 @@ def main() -> None:
         )
     quartiles = statistics.quantiles(ratios, n=4)
     print(
-        f"build: {BUILD}; {'wild corpus, ' if args.corpus else ''}{size / 1e6:.0f} MB in "
+        f"build: {BUILD}; {'wild corpus, ' if args.corpus else ''}"
+        f"{'third-party documents, ' if args.documents else ''}{size / 1e6:.0f} MB in "
         f"{len(blocks)} blocks, {found:,} DOIs found "
         f"({baseline:,} finditer matches); find_all = x{statistics.median(ratios):.3f} of finditer "
         f"(median of {len(ratios)} block ratios; quartiles {quartiles[0]:.3f}-{quartiles[2]:.3f})"
