@@ -895,6 +895,60 @@ def test_a_failed_configure_quick_leaves_the_c_quick_path_off() -> None:
     assert _c_scan_asks(text) == ([], [])
 
 
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C walk")
+def test_a_failed_configure_walk_leaves_the_c_walk_off() -> None:
+    """configure_walk refuses parts it cannot read, and leaves the C walk off (what the quick
+    path does not decide goes to Python); configured again, it reads."""
+    from doikit._extract._walk import _c_walk_parts  # noqa: PLC0415 - its part
+
+    assert _SPEEDUPS is not None
+    text = '{"DOI": "10.1000\\/abc"}'  # a bare start (JSON's escaped '/')
+    parts = _c_walk_parts()
+    try:
+        with pytest.raises(TypeError, match="ASCII"):
+            _SPEEDUPS.configure_walk(**{**parts, "escapes": ("\u2026",)})
+        with pytest.raises(ValueError, match="ASCII"):
+            _SPEEDUPS.configure_walk(**{**parts, "stops": "\u2026"})
+        decided, _ = _c_scan_asks(text)
+        assert decided == ["10.1000\\/"]
+        assert _SPEEDUPS.walk(text, 3, 9, 18, DOI) is None  # (left to Python)
+    finally:
+        _SPEEDUPS.configure_walk(**parts)
+    assert _c_scan_asks(text) == ([], [])
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C walk")
+@pytest.mark.parametrize(
+    ("part", "text"),
+    [
+        ("separated", "a 10.1000/abc;10.1000/def b"),
+        ("entity_char", "id=10.1000/abc&amp;type=x"),
+        ("url_length", "https://x.org/doi/10.1000/abc/full here"),
+        ("number", "ratio 10.12/3 here"),
+        ("page_range", "pages 5: 45-10.1016/j.x.2020.01.002 here"),
+    ],
+)
+def test_what_a_rule_raises_reaches_the_caller_of_the_c_walk(part: str, text: str) -> None:
+    """An error in a rule the C walk asks (a Python function or compiled pattern) reaches
+    find_all's caller as it was raised, and the walk goes on working after it."""
+    from doikit._extract._walk import _c_walk_parts  # noqa: PLC0415 - its part
+
+    assert _SPEEDUPS is not None
+    parts = _c_walk_parts()
+
+    def broken(*_: object) -> object:
+        raise LookupError(part)
+
+    expected = walked(text)
+    try:
+        _SPEEDUPS.configure_walk(**{**parts, part: broken})
+        with pytest.raises(LookupError, match=part):
+            list(doikit.find_all(text))
+    finally:
+        _SPEEDUPS.configure_walk(**parts)
+    assert list(doikit.find_all(text)) == expected
+
+
 def _c_scan_asks(text: str) -> tuple[list[str], list[str]]:
     """The candidates the C scan of *text* hands to _decide and to _walked (its answers
     held to the walk's)."""

@@ -539,6 +539,23 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     return DK_DECIDED;
 }
 
+/* Whether each of the *count* *tuples* holds ASCII strs only: 0, or -1 with a TypeError
+ * that names *who*. */
+int
+dk_ascii_tuples(PyObject *const *tuples, int count, const char *who)
+{
+    for (int t = 0; t < count; t++) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuples[t]); i++) {
+            PyObject *item = PyTuple_GET_ITEM(tuples[t], i);
+            if (!PyUnicode_Check(item) || !PyUnicode_IS_ASCII(item)) {
+                PyErr_Format(PyExc_TypeError, "%s: a tuple of ASCII str", who);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* configure_quick(**parts): doikit._extract's parts, once (internal); until it has
  * succeeded, dk_quick leaves every candidate to the Python path. */
 PyObject *
@@ -574,14 +591,8 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     Py_CLEAR(config.heads);
     PyObject *tuples[] = {heads, views, cut_markers, preprints, isbn_starts, mended_prefixes,
                           colon_markers, not_isbn};
-    for (int t = 0; t < 8; t++) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuples[t]); i++) {
-            PyObject *item = PyTuple_GET_ITEM(tuples[t], i);
-            if (!PyUnicode_Check(item) || !PyUnicode_IS_ASCII(item)) {
-                PyErr_SetString(PyExc_TypeError, "configure_quick: a tuple of ASCII str");
-                return NULL;
-            }
-        }
+    if (dk_ascii_tuples(tuples, 8, "configure_quick") < 0) {
+        return NULL;
     }
     if (!PyUnicode_IS_ASCII(springer) || lookback < 0 ||
         dk_mark(config.boundaries, boundaries, 1) < 0 ||

@@ -55,6 +55,9 @@ enum { DK_LEFT = 0, DK_DECIDED = 1, DK_REFUSED = 2 };
 int dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream,
              Py_ssize_t *written_end, PyObject **name, int *in_url_said);
 PyObject *dk_configure_quick(PyObject *module, PyObject *args, PyObject *kwargs);
+/* quick.c: whether each of *count* tuples holds ASCII strs only (for the configure
+ * functions): 0, or -1 with a TypeError naming *who*. */
+int dk_ascii_tuples(PyObject *const *tuples, int count, const char *who);
 /* quick.c: whether text[at:] is the ASCII str *ascii* (within *length*; its letters in
  * either case with *fold*), and a call of a rule's pattern or function with 0 to 2 int
  * arguments after *first* (1 when it answers not None, or true with *truth*; 0; -1). */

@@ -716,14 +716,8 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     }
     configured = 0; /* off while its parts are written */
     PyObject *tuples[] = {escapes, slashes};
-    for (int t = 0; t < 2; t++) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuples[t]); i++) {
-            PyObject *item = PyTuple_GET_ITEM(tuples[t], i);
-            if (!PyUnicode_Check(item) || !PyUnicode_IS_ASCII(item)) {
-                PyErr_SetString(PyExc_TypeError, "configure_walk: a tuple of ASCII str");
-                return NULL;
-            }
-        }
+    if (dk_ascii_tuples(tuples, 2, "configure_walk") < 0) {
+        return NULL;
     }
     if (!PyUnicode_IS_ASCII(urn) || !PyUnicode_IS_ASCII(openers) ||
         PyUnicode_GET_LENGTH(openers) != PyUnicode_GET_LENGTH(closers) ||
