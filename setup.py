@@ -15,9 +15,11 @@ import platform
 from setuptools import Extension, setup
 
 C = "src/doikit/_c"
-JOBS = ("module", "state", "scan", "quick", "walk", "bulk", "helper", "arrow", "answer")
+JOBS = (
+    "module", "state", "scan", "rules", "quick", "walk", "make", "bulk", "helper", "arrow", "answer"
+)
 SOURCES = [f"{C}/lib/reader.c", *(f"{C}/python/{job}.c" for job in JOBS)]
-HEADERS = [f"{C}/lib/reader.h", f"{C}/python/speedups.h", f"{C}/python/helper.h"]
+HEADERS = [f"{C}/lib/reader.h", *(f"{C}/python/{h}.h" for h in ("speedups", "helper", "extract"))]
 
 setup(
     ext_modules=[

@@ -66,7 +66,7 @@ def test_the_code_a_row_names_exists(rule: Rule) -> None:
         assert names, (rule.name, path)
         for name in names:
             source, in_c, function = name.partition(".c:")
-            if in_c:  # a function of the C accelerator's scan.c, quick.c or walk.c
+            if in_c:  # a function of the C accelerator's extractor (scan.c, rules.c, quick.c…)
                 c_file = C_SOURCES / f"{source}.c"
                 if not C_SOURCES.exists():  # (an installed package has no C sources)
                     continue

@@ -34,5 +34,5 @@ class Rule:
     # tests, each as its module of tests/, '::' and its function's name
     tests: tuple[str, ...] = ()
     # path (of PATHS) -> the code that holds the rule there: "<module of doikit._extract>.<name>",
-    # or "scan.c:<function>" / "quick.c:<function>" / "walk.c:<function>" for the C scan
+    # or "<file>.c:<function>" for the C scan (scan.c, rules.c, quick.c, walk.c, make.c)
     paths: Mapping[str, tuple[str, ...]]

@@ -66,7 +66,7 @@ PROSE: Final = (
             "pattern": ("_pattern._TRAIL",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "make.c:dk_walk_make"),
         },
     ),
     Rule(
@@ -188,7 +188,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._backslash", "_make._ESCAPED_PUNCTUATION"),
-            "C scan": ("quick.c:dk_quick", "walk.c:name_of"),
+            "C scan": ("quick.c:dk_quick", "make.c:name_of"),
         },
     ),
     Rule(
@@ -209,7 +209,7 @@ PROSE: Final = (
             "C scan": (
                 "scan.c:scan_decided_span",
                 "quick.c:dk_quick",
-                "quick.c:dk_rule_url_may_cut",
+                "rules.c:dk_rule_url_may_cut",
             ),
         },
     ),
@@ -241,7 +241,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDED_END",),
             "quick": ("_quick._LINE_END_AHEAD", "_run._rejoined"),
             "walk": ("_run._line_end", "_run._rejoined", "_run._continues", "_make._make"),
-            "C scan": ("quick.c:may_rejoin", "quick.c:dk_rule_rejoined"),
+            "C scan": ("rules.c:dk_may_rejoin", "rules.c:dk_rule_rejoined"),
         },
     ),
     Rule(

@@ -76,7 +76,7 @@ WILD: Final = (
             "pattern": ("_pattern._TRAIL_CHARS",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "make.c:dk_walk_make"),
         },
     ),
     Rule(
@@ -94,7 +94,7 @@ WILD: Final = (
             "pattern": ("_pattern._TRAIL_CHARS",),
             "quick": ("_quick._QUICK_TRIM",),
             "walk": ("_make._make", "_url._escaped_end"),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "make.c:dk_walk_make"),
         },
     ),
     Rule(
@@ -119,7 +119,7 @@ WILD: Final = (
             "pattern": ("_pattern._DECIDE_IN_TEXT",),
             "quick": ("_quick._quick",),
             "walk": ("_run._backslash", "_run._grow", "_make._ESCAPED_PUNCTUATION"),
-            "C scan": ("quick.c:dk_quick", "walk.c:stop_rule", "walk.c:name_of"),
+            "C scan": ("quick.c:dk_quick", "walk.c:stop_rule", "make.c:name_of"),
         },
     ),
     Rule(
@@ -164,7 +164,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._in_url",),
             "walk": ("_url._URL_TOKEN", "_url._DOI_PARAMETER", "_walk._MARKER"),
-            "C scan": ("quick.c:in_url", "quick.c:dk_rule_in_url"),
+            "C scan": ("rules.c:dk_in_url_at", "rules.c:dk_rule_in_url"),
         },
     ),
     Rule(
@@ -180,7 +180,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._url_name",),
             "walk": ("_url._escaped_end",),
-            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "walk.c:make"),
+            "C scan": ("scan.c:scan_decided_span", "quick.c:dk_quick", "make.c:dk_walk_make"),
         },
     ),
     Rule(
@@ -213,7 +213,7 @@ WILD: Final = (
             "C scan": (
                 "scan.c:scan_decided_span",
                 "quick.c:url_odd",
-                "quick.c:dk_rule_url_may_cut",
+                "rules.c:dk_rule_url_may_cut",
             ),
         },
     ),
@@ -238,7 +238,7 @@ WILD: Final = (
             "pattern": ("_pattern._NO_PREPRINT",),
             "quick": ("_make._versioned", "_quick._unversioned"),
             "walk": ("_make._make",),
-            "C scan": ("quick.c:dk_quick", "walk.c:make"),
+            "C scan": ("quick.c:dk_quick", "make.c:dk_walk_make"),
         },
     ),
     Rule(
@@ -338,7 +338,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._after_doi_path_label",),
             "walk": ("_url._in_url", "_url._in_url_length"),
-            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_in_url"),
+            "C scan": ("quick.c:dk_quick", "rules.c:dk_rule_in_url"),
         },
     ),
     Rule(
@@ -386,7 +386,7 @@ WILD: Final = (
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "quick": ("_run._SICI_CHECK_BREAK",),
             "walk": ("_run._line_end",),
-            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_rejoined"),
+            "C scan": ("quick.c:dk_quick", "rules.c:dk_rule_rejoined"),
         },
     ),
     Rule(
@@ -428,7 +428,7 @@ WILD: Final = (
             "pattern": ("_pattern._CANDIDATE_PATTERN",),
             "quick": ("_quick._LINE_END_AHEAD",),
             "walk": ("_run._continues", "_run._soft_hyphen", "_make._make"),
-            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_rejoined"),
+            "C scan": ("quick.c:dk_quick", "rules.c:dk_rule_rejoined"),
         },
     ),
     Rule(
@@ -485,7 +485,7 @@ WILD: Final = (
             "pattern": ("_pattern._PLACEHOLDER_FIRST",),
             "quick": ("_pattern._IS_PLACEHOLDER",),
             "walk": ("_walk._walk", "_walk._spaced"),
-            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_placeholder"),
+            "C scan": ("quick.c:dk_quick", "rules.c:dk_rule_placeholder"),
         },
     ),
     Rule(
@@ -516,7 +516,7 @@ WILD: Final = (
         found="`10.1002/(SICI)1097-4571(199101)42:1<7::AID-ASI2>3.0.CO;2-P`",
         vectors=("tex-escaped-percent-escapes",),
         corpus=("h5-html-abydos-bib-harman", "pdf-doipubmed-27"),
-        paths={"walk": ("_make._TEX_PERCENT_ESCAPE",), "C scan": ("walk.c:name_of",)},
+        paths={"walk": ("_make._TEX_PERCENT_ESCAPE",), "C scan": ("make.c:name_of",)},
     ),
     Rule(
         name="unclosed-opener-ends",
@@ -640,7 +640,7 @@ WILD: Final = (
             "pattern": ("_pattern._SUFFIX_GATE", "_pattern._NO_AID_SHORT"),
             "quick": ("_quick._quick",),
             "walk": ("_make._make",),
-            "C scan": ("quick.c:may_mend", "quick.c:dk_rule_mended"),
+            "C scan": ("rules.c:may_mend", "rules.c:dk_rule_mended"),
         },
     ),
     Rule(
@@ -681,7 +681,7 @@ WILD: Final = (
         paths={
             "quick": ("_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
-            "C scan": ("quick.c:dk_quick", "quick.c:dk_rule_url_may_cut"),
+            "C scan": ("quick.c:dk_quick", "rules.c:dk_rule_url_may_cut"),
         },
     ),
 )

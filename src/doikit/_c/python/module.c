@@ -17,8 +17,10 @@
  *   module.c  this file: the module, configure(), parse() and normalize()
  *   state.c   the DOIState type, and the name in a str (C reader, else Python)
  *   scan.c    the extractor's scan (Scan)
- *   quick.c   the extractor's quick path, for the scan (configure_quick)
+ *   rules.c   the extractor's rules its quick path and walk read alike (configure_quick)
+ *   quick.c   the extractor's quick path, for the scan
  *   walk.c    the extractor's walk, for the scan (configure_walk, walk)
+ *   make.c    the walk's last step: a candidate made a DOI
  *   bulk.c    the bulk loop (parse_many, normalize_many)
  *   helper.c  the bulk loop's helper thread and its atomics
  *   arrow.c   the Arrow reader (arrow_many)

@@ -3,141 +3,16 @@
  * frame, for the Scan of scan.c.
  *
  * It decides a candidate only where _quick would give the same DOI (DK_DECIDED); refuses
- * it only where _quick surely refuses it (DK_REFUSED: the Scan hands it to
- * _extract._walked, the walk, the authority); and leaves everything else to
- * _extract._decide (DK_LEFT: the Python quick path, then the walk). The rules are not
- * copied here. Each
- * character set, resolver head and marker comes from the Python module that defines it,
- * handed over once by configure_quick() (doikit._extract); each rule with more to it than a
- * character test (a URL's token, a tag, a line break rejoined, a view, a placeholder, a
- * mended hyphen, a URL's escapes) is that module's own compiled pattern or function,
- * called only for the candidates that reach it. A property test holds the C build's
- * answers to the walk's on any text (tests/test_extract.py), and to the pure-Python
- * scan's. */
-#include "speedups.h"
+ * it only where _quick surely refuses it (DK_REFUSED: the Scan hands it to the walk, the
+ * authority); and leaves everything else to _extract._decide (DK_LEFT: the Python quick
+ * path, then the walk). The rules are not copied here: it reads them as rules.c holds them
+ * (what configure_quick() hands over from the Python modules that define them, and those
+ * modules' own compiled patterns and functions, called only for the candidates that reach
+ * them). A property test holds the C build's answers to the walk's on any text
+ * (tests/test_extract.py), and to the pure-Python scan's. */
+#include "extract.h"
 
-/* What configure_quick() hands over (the names of doikit._extract's parts in brackets). */
-typedef struct {
-    PyObject *heads;             /* _quick._QUICK_HEADS: a tuple of ASCII str */
-    char boundaries[128];        /* _url._BOUNDARIES (ASCII) */
-    Py_ssize_t lookback;         /* _url._LOOKBACK */
-    PyObject *url_token;         /* _url._URL_TOKEN.match */
-    char parameter_starts[128];  /* _url._PARAMETER_STARTS (ASCII) */
-    PyObject *parameter;         /* _url._DOI_PARAMETER */
-    char url_stops[128];         /* _quick._QUICK_URL_STOPS (ASCII) */
-    PyObject *views;             /* _url._VIEWS: a tuple of ASCII str, lower case */
-    PyObject *cut_markers;       /* _url._BADGE and _OUP_HOST: a tuple of ASCII str */
-    char ends[128];              /* _quick._QUICK_ENDS, its ASCII part */
-    PyObject *ends_set;          /* _quick._QUICK_ENDS (for the rest) */
-    PyObject *tag;               /* _run._TAG.match */
-    PyObject *sici_check;        /* _run._SICI_CHECK_BREAK */
-    PyObject *rejoined;          /* _run._rejoined(text, at) */
-    char joins[128];             /* _run._JOINS_AFTER, its ASCII part */
-    PyObject *joins_set;         /* _run._JOINS_AFTER (for the rest) */
-    char hyphens[128];           /* _run._HYPHENS, its ASCII part */
-    PyObject *hyphens_set;       /* _run._HYPHENS (for the rest) */
-    char trailing[128];          /* _pattern._TRAILING, its ASCII part */
-    PyObject *trailing_set;      /* _pattern._TRAILING (for the rest) */
-    PyObject *preprints;         /* _make._PREPRINTS: a tuple of ASCII str */
-    PyObject *versioned;         /* _make._versioned(written) */
-    char placeholder[128];       /* _pattern._PLACEHOLDER_STARTS (ASCII) */
-    PyObject *is_placeholder;    /* _pattern._IS_PLACEHOLDER(written, at) */
-    char glued_last[128];        /* _url._GLUED_FILE_LAST (ASCII) */
-    PyObject *url_name;          /* _url._url_name(written) */
-    char mended_first[128];      /* _hyphens._MENDED_FIRST (ASCII) */
-    PyObject *mended;            /* _hyphens.mended(name) */
-    char mended_any[128];        /* _hyphens._MENDED_ANY (ASCII) */
-    PyObject *isbn_starts;       /* _hyphens._ISBN_STARTS: a tuple of ASCII str */
-    PyObject *mended_prefixes;   /* _hyphens._MENDED_PREFIXES: a tuple of ASCII str */
-    PyObject *not_isbn;          /* _hyphens._MENDED_NOT_ISBN: a tuple of ASCII str */
-    Py_ssize_t article_hyphens;  /* _hyphens._ARTICLE_HYPHENS */
-    Py_ssize_t isbn_hyphens[2][2]; /* _hyphens._ISBN_HYPHENS: (digits, hyphens) pairs */
-    PyObject *springer;          /* _hyphens._SPRINGER + '/': _completed's books */
-    PyObject *colon_markers;     /* _pattern._URN and _url._DOI_PATH_LABEL, lower case */
-} QuickConfig;
-
-static QuickConfig config;
-
-#define READ(at) PyUnicode_READ(kind, data, (at))
-
-/* Whether *c* is in a set of *flags* (ASCII) and *set* (the whole, for the rest): 1, 0 or
- * -1 with an exception. */
-static int
-in_set(const char *flags, PyObject *set, Py_UCS4 c)
-{
-    if (c < 128) {
-        return flags[c];
-    }
-    PyObject *one = PyUnicode_FromOrdinal((int)c);
-    if (one == NULL) {
-        return -1;
-    }
-    int found = PySequence_Contains(set, one);
-    Py_DECREF(one);
-    return found;
-}
-
-/* Whether text[at:at + len(ascii)] is the ASCII *ascii*, its letters in either case when
- * *fold* (so no match where *at* is out of the text). */
-int
-dk_ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *ascii, int fold)
-{
-    Py_ssize_t size = PyUnicode_GET_LENGTH(ascii);
-    if (at < 0 || size > length - at) {
-        return 0;
-    }
-    const Py_UCS1 *want = PyUnicode_1BYTE_DATA(ascii);
-    for (Py_ssize_t i = 0; i < size; i++) {
-        Py_UCS4 c = READ(at + i);
-        if (fold && c < 128) {
-            c = Py_TOLOWER(c);
-        }
-        if (c != want[i]) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* Whether one of the strs of *tuple* is in text[low:high] (str.find's search): 1, 0, or -1
- * with an exception. */
-static int
-any_within(PyObject *text, Py_ssize_t low, Py_ssize_t high, PyObject *tuple)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
-        Py_ssize_t at = PyUnicode_Find(text, PyTuple_GET_ITEM(tuple, i), low, high, 1);
-        if (at != -1) {
-            return at == -2 ? -1 : 1;
-        }
-    }
-    return 0;
-}
-
-/* Call *function*(first, *ints*…) — a compiled pattern's match or search, or a rule — with
- * *count* (0 to 2) int arguments: 1 when it answers something that is not None (and true,
- * with *truth*), 0 when not, -1 with an exception. */
-int
-dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b, int truth)
-{
-    PyObject *call[3] = {first, NULL, NULL};
-    Py_ssize_t ints[2] = {a, b};
-    for (int i = 0; i < count; i++) {
-        call[i + 1] = PyLong_FromSsize_t(ints[i]);
-        if (call[i + 1] == NULL) {
-            Py_XDECREF(call[1]);
-            return -1;
-        }
-    }
-    PyObject *answer = PyObject_Vectorcall(function, call, 1 + (size_t)count, NULL);
-    Py_XDECREF(call[1]);
-    Py_XDECREF(call[2]);
-    if (answer == NULL) {
-        return -1;
-    }
-    int said = truth ? PyObject_IsTrue(answer) : answer != Py_None;
-    Py_DECREF(answer);
-    return said;
-}
+static const DkRules *const config = &dk_rules;
 
 /* In dk_quick: a rule of _quick's that *said* something (1) refuses the candidate; an
  * exception (-1) is passed on. */
@@ -149,50 +24,6 @@ dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssiz
         }                                                                                    \
     } while (0)
 
-/* _quick._after_resolver: a common resolver URL, after a boundary, ends at *start*. */
-static int
-after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.heads); i++) {
-        PyObject *head = PyTuple_GET_ITEM(config.heads, i);
-        Py_ssize_t at = start - PyUnicode_GET_LENGTH(head);
-        if (dk_ascii_at(kind, data, length, at, head, 0) &&
-            (at == 0 || dk_marked(config.boundaries, READ(at - 1)))) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* _url._token_start: after the last boundary before *start*, at most lookback back. */
-static Py_ssize_t
-token_start(int kind, const void *data, Py_ssize_t start)
-{
-    Py_ssize_t low = start > config.lookback ? start - config.lookback : 0;
-    for (Py_ssize_t at = start - 1; at >= low; at--) {
-        if (dk_marked(config.boundaries, READ(at))) {
-            return at + 1;
-        }
-    }
-    return low;
-}
-
-/* _url._in_url for a candidate after '/' or '=': 1, 0, or -1 with an exception. */
-static int
-in_url(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token)
-{
-    int said = dk_answers(config.url_token, text, 2, token, start, 0);
-    if (said != 0 || READ(start - 1) != '=') {
-        return said;
-    }
-    for (Py_ssize_t at = start - 1; at >= token; at--) { /* the last parameter start */
-        if (dk_marked(config.parameter_starts, READ(at))) {
-            return dk_answers(config.parameter, text, 2, at, start, 0);
-        }
-    }
-    return 0;
-}
-
 /* What _quick reads in a URL candidate text[start:end]: DK_REFUSED at one of
  * _QUICK_URL_STOPS (the run ends there); DK_LEFT at a view (_url._URL_VIEW_AFTER: '/', one of
  * _VIEWS in either case, then no letter or digit before *end*), which _quick cuts as the
@@ -203,7 +34,7 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
     int view = 0;
     for (Py_ssize_t at = start; at < end; at++) {
         Py_UCS4 c = READ(at);
-        if (dk_marked(config.url_stops, c)) {
+        if (dk_marked(config->url_stops, c)) {
             return DK_REFUSED;
         }
         if (c != '/' || view) {
@@ -216,8 +47,8 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
         if (word < end && READ(word) < 128 && Py_ISDIGIT(READ(word))) {
             continue;
         }
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
-            PyObject *name = PyTuple_GET_ITEM(config.views, i);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->views); i++) {
+            PyObject *name = PyTuple_GET_ITEM(config->views, i);
             if (PyUnicode_GET_LENGTH(name) == word - at - 1 &&
                 dk_ascii_at(kind, data, word, at + 1, name, 1)) {
                 view = 1;
@@ -225,119 +56,6 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
         }
     }
     return view ? DK_LEFT : DK_DECIDED;
-}
-
-/* Whether _run._rejoined may rejoin the line after the break at *newline* to the DOI that
- * ends at *end*: only after one of _JOINS_AFTER or a ';' (a SICI's check character), or
- * after a letter or digit before a line that starts with '.' (_BREAK_THEN_DOT); and, but
- * after one of _HYPHENS, only when the next line's first word holds a digit
- * (_run._continues: _CONTINUATION). Else it says None, and is not asked. 1, 0, or -1 with
- * an exception. */
-static int
-may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end, Py_ssize_t newline)
-{
-    Py_UCS4 last = READ(end - 1);
-    Py_ssize_t next = newline + 1;
-    while (next < length && (READ(next) == ' ' || READ(next) == '\t')) {
-        next++;
-    }
-    if (last == ';') {
-        return 1;
-    }
-    int joins = in_set(config.joins, config.joins_set, last);
-    if (joins == 0 && !(Py_UNICODE_ISALNUM(last) && next < length && READ(next) == '.')) {
-        return 0;
-    }
-    int hyphen = joins < 0 ? -1 : in_set(config.hyphens, config.hyphens_set, last);
-    if (hyphen != 0) {
-        return hyphen;
-    }
-    for (; next < length; next++) { /* the next line's first word */
-        Py_UCS4 c = READ(next);
-        if (c == '"' || Py_UNICODE_ISSPACE(c)) {
-            break;
-        }
-        if (c >= '0' && c <= '9') {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Whether the name text[0:slash] is one of the ASCII strs of *tuple*. */
-static int
-prefix_in(const void *data, Py_ssize_t size, Py_ssize_t slash, PyObject *tuple)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
-        PyObject *prefix = PyTuple_GET_ITEM(tuple, i);
-        if (PyUnicode_GET_LENGTH(prefix) == slash &&
-            dk_ascii_at(PyUnicode_1BYTE_KIND, data, size, 0, prefix, 0)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Whether _hyphens.mended may change the name *found* (an ASCII str), read as its branches
- * read it: a suffix that starts with one of _MENDED_ANY (an ISSN's); one that starts with
- * 's', of a name of _MENDED_PREFIXES, with _ARTICLE_HYPHENS hyphens (an article id); a
- * digit first in a name of _MENDED_NOT_ISBN (an ISSN's, an APA book's); else an ISBN's
- * start or a name of _MENDED_PREFIXES whose suffix (up to a '_') is exactly one hyphen
- * short of an ISBN's (_ISBN_HYPHENS, as _mend_isbn asks first). */
-static int
-may_mend(PyObject *found)
-{
-    Py_ssize_t size = PyUnicode_GET_LENGTH(found);
-    const void *data = PyUnicode_1BYTE_DATA(found);
-    int kind = PyUnicode_1BYTE_KIND;
-    Py_ssize_t slash = PyUnicode_FindChar(found, '/', 0, size, 1);
-    if (slash < 0 || slash + 1 >= size || !dk_marked(config.mended_first, READ(slash + 1))) {
-        return 0;
-    }
-    Py_UCS4 first = READ(slash + 1);
-    if (dk_marked(config.mended_any, first)) {
-        return 1;
-    }
-    int listed = prefix_in(data, size, slash, config.mended_prefixes);
-    Py_ssize_t hyphens = 0, part = slash + 1;
-    for (; part < size && READ(part) != '_'; part++) {
-        hyphens += READ(part) == '-';
-    }
-    if (first == 's') {
-        for (Py_ssize_t at = part; at < size; at++) {
-            hyphens += READ(at) == '-';
-        }
-        return listed && hyphens == config.article_hyphens;
-    }
-    if (prefix_in(data, size, slash, config.not_isbn)) {
-        return 1;
-    }
-    int isbn = listed;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.isbn_starts) && !isbn; i++) {
-        isbn = dk_ascii_at(kind, data, size, slash + 1, PyTuple_GET_ITEM(config.isbn_starts, i), 0);
-    }
-    Py_ssize_t digits = part - slash - 1 - hyphens;
-    for (int i = 0; i < 2 && isbn; i++) {
-        if (digits == config.isbn_hyphens[i][0] && hyphens + 1 == config.isbn_hyphens[i][1]) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Whether the name *found* (an ASCII str) may be a Springer book's (_hyphens.
- * is_springer_book): the prefix _SPRINGER, and a suffix that starts with a digit (an ISBN:
- * _hyphens._hyphenated). Read on the name, not the text: a URL's escape may write the
- * digit. */
-static int
-may_be_book(PyObject *found)
-{
-    Py_ssize_t size = PyUnicode_GET_LENGTH(found);
-    Py_ssize_t prefix = PyUnicode_GET_LENGTH(config.springer);
-    return size > prefix &&
-           dk_ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(found), size, 0, config.springer,
-                    0) &&
-           Py_ISDIGIT(PyUnicode_1BYTE_DATA(found)[prefix]);
 }
 
 /* Whether text[start:end] is printable ASCII without a backslash (the walk reads escapes;
@@ -364,7 +82,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
          PyObject **name, int *in_url_said)
 {
     *in_url_said = -1;
-    if (config.heads == NULL) {
+    if (config->heads == NULL) {
         return DK_LEFT; /* not configured: the Python path decides everything */
     }
     int kind = PyUnicode_KIND(text);
@@ -380,8 +98,8 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     if (start > 0) {
         Py_UCS4 before = READ(start - 1);
         if (before == ':') {
-            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.colon_markers); i++) {
-                PyObject *marker = PyTuple_GET_ITEM(config.colon_markers, i);
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->colon_markers); i++) {
+                PyObject *marker = PyTuple_GET_ITEM(config->colon_markers, i);
                 if (dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(marker), marker,
                              1)) {
                     return DK_REFUSED; /* a URN, or a URL path's '/doi:' (_in_url decides) */
@@ -392,9 +110,9 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             return DK_REFUSED;
         }
         else if (before == '/' || before == '=') {
-            Py_ssize_t token = token_start(kind, data, start);
-            url = before == '/' && after_resolver(kind, data, length, start);
-            if (!url && (url = in_url(text, kind, data, start, token)) < 0) {
+            Py_ssize_t token = dk_token_start(kind, data, start);
+            url = before == '/' && dk_after_resolver(kind, data, length, start);
+            if (!url && (url = dk_in_url_at(text, kind, data, start, token)) < 0) {
                 return -1;
             }
             *in_url_said = url;
@@ -405,7 +123,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
                 if (odd != DK_DECIDED) {
                     return odd;
                 }
-                int near = any_within(text, token, start, config.cut_markers);
+                int near = dk_any_within(text, token, start, config->cut_markers);
                 if (near != 0) {
                     return near < 0 ? -1 : DK_LEFT;
                 }
@@ -417,15 +135,15 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     }
     if (end < length) {
         Py_UCS4 after = READ(end);
-        int ends = in_set(config.ends, config.ends_set, after);
+        int ends = dk_in_set(config->ends, config->ends_set, after);
         if (ends == 0 && after == ',') {
             ends = 1;
         }
         else if (ends == 0 && after == ';') {
-            ends = end + 1 == length ? 1 : in_set(config.ends, config.ends_set, READ(end + 1));
+            ends = end + 1 == length ? 1 : dk_in_set(config->ends, config->ends_set, READ(end + 1));
         }
         else if (ends == 0 && after == '<') {
-            ends = dk_answers(config.tag, text, 1, end, 0, 0); /* an HTML or XML tag */
+            ends = dk_answers(config->tag, text, 1, end, 0, 0); /* an HTML or XML tag */
         }
         if (ends <= 0) {
             return ends < 0 ? -1 : DK_REFUSED;
@@ -436,7 +154,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             if (stream) {
                 return DK_LEFT;
             }
-            REFUSE_IF(dk_answers(config.sici_check, text, 1, end - 2, 0, 0));
+            REFUSE_IF(dk_answers(config->sici_check, text, 1, end - 2, 0, 0));
         }
     }
     for (Py_ssize_t at = start; at < end; at++) {
@@ -457,13 +175,13 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             return DK_REFUSED;
         }
         if (blank < length) {
-            int may = may_rejoin(kind, data, length, end, blank);
-            REFUSE_IF(may > 0 ? dk_answers(config.rejoined, text, 1, end, 0, 0) : may);
+            int may = dk_may_rejoin(kind, data, length, end, blank);
+            REFUSE_IF(may > 0 ? dk_answers(config->rejoined, text, 1, end, 0, 0) : may);
         }
     }
     Py_ssize_t cut = end;
     for (int trails; cut > start; cut--) {
-        if ((trails = in_set(config.trailing, config.trailing_set, READ(cut - 1))) <= 0) {
+        if ((trails = dk_in_set(config->trailing, config->trailing_set, READ(cut - 1))) <= 0) {
             if (trails < 0) {
                 return -1;
             }
@@ -486,16 +204,16 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     }
     /* what the rules below say: DK_DECIDED while none has said otherwise */
     int verdict = DK_DECIDED;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
-        if (dk_ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config.preprints, i), 0)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->preprints); i++) {
+        if (dk_ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config->preprints, i), 0)) {
             /* a version or a file, which _quick cuts as the walk does (_unversioned) */
-            int said = dk_answers(config.versioned, written, 0, 0, 0, 1);
+            int said = dk_answers(config->versioned, written, 0, 0, 0, 1);
             verdict = said < 0 ? -1 : said ? DK_LEFT : DK_DECIDED;
             break;
         }
     }
-    if (verdict == DK_DECIDED && dk_marked(config.placeholder, READ(suffix))) {
-        int said = dk_answers(config.is_placeholder, written, 1, suffix - start, 0, 0);
+    if (verdict == DK_DECIDED && dk_marked(config->placeholder, READ(suffix))) {
+        int said = dk_answers(config->is_placeholder, written, 1, suffix - start, 0, 0);
         verdict = said < 0 ? -1 : said ? DK_REFUSED : DK_DECIDED;
     }
     PyObject *found = Py_NewRef(written);
@@ -505,9 +223,9 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
             slashes += READ(at) == '/';
             escaped |= READ(at) == '%';
         }
-        if (escaped || slashes > 1 || dk_marked(config.glued_last, READ(cut - 1))) {
+        if (escaped || slashes > 1 || dk_marked(config->glued_last, READ(cut - 1))) {
             PyObject *call[] = {written};
-            Py_SETREF(found, PyObject_Vectorcall(config.url_name, call, 1, NULL));
+            Py_SETREF(found, PyObject_Vectorcall(config->url_name, call, 1, NULL));
             if (found == NULL) {
                 verdict = -1;
             }
@@ -523,321 +241,16 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
         Py_XDECREF(found);
         return verdict;
     }
-    if (cut < length && READ(cut) == ' ' && may_be_book(found)) {
+    if (cut < length && READ(cut) == ' ' && dk_rule_book(found)) {
         Py_DECREF(found);
         return DK_LEFT; /* a Springer book's chapter may follow the blank (_completed) */
     }
-    if (may_mend(found)) {
-        PyObject *call[] = {found};
-        Py_SETREF(found, PyObject_Vectorcall(config.mended, call, 1, NULL));
-        if (found == NULL) {
-            return -1;
-        }
+    Py_SETREF(found, dk_rule_mended(found));
+    if (found == NULL) {
+        return -1;
     }
     *written_end = cut;
     *name = found;
     return DK_DECIDED;
 }
 
-/* Whether each of the *count* *tuples* holds ASCII strs only: 0, or -1 with a TypeError
- * that names *who*. */
-int
-dk_ascii_tuples(PyObject *const *tuples, int count, const char *who)
-{
-    for (int t = 0; t < count; t++) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuples[t]); i++) {
-            PyObject *item = PyTuple_GET_ITEM(tuples[t], i);
-            if (!PyUnicode_Check(item) || !PyUnicode_IS_ASCII(item)) {
-                PyErr_Format(PyExc_TypeError, "%s: a tuple of ASCII str", who);
-                return -1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* configure_quick(**parts): doikit._extract's parts, once (internal); until it has
- * succeeded, dk_quick leaves every candidate to the Python path. */
-PyObject *
-dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
-{
-    static char *names[] = {"heads", "boundaries", "lookback", "url_token", "parameter_starts",
-                            "parameter", "url_stops", "views", "cut_markers", "ends", "tag",
-                            "sici_check", "rejoined", "joins", "hyphens", "trailing", "preprints",
-                            "versioned", "placeholder", "is_placeholder", "glued_last",
-                            "url_name", "mended_first", "mended", "mended_any", "isbn_starts",
-                            "mended_prefixes", "springer", "colon_markers", "not_isbn",
-                            "article_hyphens", "isbn_hyphens", NULL};
-    PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_stops, *views;
-    PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *hyphens, *trailing;
-    PyObject *preprints;
-    PyObject *versioned, *placeholder, *is_placeholder, *glued_last, *url_name;
-    PyObject *mended_first, *mended, *mended_any, *isbn_starts, *mended_prefixes, *springer;
-    PyObject *colon_markers, *not_isbn, *isbn_hyphens;
-    Py_ssize_t lookback, article_hyphens;
-    if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!O!nO!:configure_quick", names,
-            &PyTuple_Type, &heads, &boundaries, &lookback, &url_token, &parameter_starts,
-            &parameter, &url_stops, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
-            &tag, &sici_check, &rejoined, &joins, &hyphens, &trailing, &PyTuple_Type, &preprints,
-            &versioned, &placeholder, &is_placeholder, &glued_last, &url_name, &mended_first,
-            &mended, &mended_any, &PyTuple_Type, &isbn_starts, &PyTuple_Type, &mended_prefixes,
-            &springer, &PyTuple_Type, &colon_markers, &PyTuple_Type, &not_isbn,
-            &article_hyphens, &PyTuple_Type, &isbn_hyphens)) {
-        return NULL;
-    }
-    /* Off while its parts are written: a call that fails leaves it off (every candidate to
-     * the Python path), not half configured. */
-    Py_CLEAR(config.heads);
-    PyObject *tuples[] = {heads, views, cut_markers, preprints, isbn_starts, mended_prefixes,
-                          colon_markers, not_isbn};
-    if (dk_ascii_tuples(tuples, 8, "configure_quick") < 0) {
-        return NULL;
-    }
-    if (!PyUnicode_IS_ASCII(springer) || lookback < 0 ||
-        dk_mark(config.boundaries, boundaries, 1) < 0 ||
-        dk_mark(config.parameter_starts, parameter_starts, 1) < 0 ||
-        dk_mark(config.ends, ends, 0) < 0 || dk_mark(config.trailing, trailing, 0) < 0 ||
-        dk_mark(config.placeholder, placeholder, 1) < 0 ||
-        dk_mark(config.glued_last, glued_last, 1) < 0 ||
-        dk_mark(config.mended_first, mended_first, 1) < 0 ||
-        dk_mark(config.url_stops, url_stops, 1) < 0 || dk_mark(config.joins, joins, 0) < 0 ||
-        dk_mark(config.hyphens, hyphens, 0) < 0 ||
-        dk_mark(config.mended_any, mended_any, 1) < 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_ValueError, "configure_quick: parts out of range");
-        }
-        return NULL;
-    }
-    if (PyTuple_GET_SIZE(isbn_hyphens) != 2) {
-        PyErr_SetString(PyExc_ValueError, "configure_quick: two ISBN lengths");
-        return NULL;
-    }
-    for (int i = 0; i < 2; i++) {
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(isbn_hyphens, i), "nn", &config.isbn_hyphens[i][0],
-                              &config.isbn_hyphens[i][1])) {
-            return NULL;
-        }
-    }
-    config.article_hyphens = article_hyphens;
-    config.lookback = lookback;
-    Py_XSETREF(config.url_token, Py_NewRef(url_token));
-    Py_XSETREF(config.parameter, Py_NewRef(parameter));
-    Py_XSETREF(config.views, Py_NewRef(views));
-    Py_XSETREF(config.joins_set, Py_NewRef(joins));
-    Py_XSETREF(config.hyphens_set, Py_NewRef(hyphens));
-    Py_XSETREF(config.isbn_starts, Py_NewRef(isbn_starts));
-    Py_XSETREF(config.mended_prefixes, Py_NewRef(mended_prefixes));
-    Py_XSETREF(config.not_isbn, Py_NewRef(not_isbn));
-    Py_XSETREF(config.cut_markers, Py_NewRef(cut_markers));
-    Py_XSETREF(config.ends_set, Py_NewRef(ends));
-    Py_XSETREF(config.tag, Py_NewRef(tag));
-    Py_XSETREF(config.sici_check, Py_NewRef(sici_check));
-    Py_XSETREF(config.rejoined, Py_NewRef(rejoined));
-    Py_XSETREF(config.trailing_set, Py_NewRef(trailing));
-    Py_XSETREF(config.preprints, Py_NewRef(preprints));
-    Py_XSETREF(config.versioned, Py_NewRef(versioned));
-    Py_XSETREF(config.is_placeholder, Py_NewRef(is_placeholder));
-    Py_XSETREF(config.url_name, Py_NewRef(url_name));
-    Py_XSETREF(config.mended, Py_NewRef(mended));
-    Py_XSETREF(config.springer, Py_NewRef(springer));
-    Py_XSETREF(config.colon_markers, Py_NewRef(colon_markers));
-    Py_XSETREF(config.heads, Py_NewRef(heads)); /* last: it says configured */
-    Py_RETURN_NONE;
-}
-
-/* The rules above that the walk (walk.c) reads too, each as the quick path reads it. */
-
-/* Whether configure_quick() has handed them over. */
-int
-dk_rule_ready(void)
-{
-    return config.heads != NULL;
-}
-
-/* _url._in_url: whether the DOI at *start* is part of a URL (*escaped*: an escaped ':' or
- * '/' is before it). 1, 0, or -1 with an exception. */
-int
-dk_rule_in_url(PyObject *text, Py_ssize_t start, int escaped)
-{
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    if (start == 0) {
-        return 0;
-    }
-    Py_UCS4 before = READ(start - 1);
-    if (before != '/' && before != '=' && !escaped &&
-        !dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(
-                                                   PyTuple_GET_ITEM(config.colon_markers, 1)),
-                  PyTuple_GET_ITEM(config.colon_markers, 1), 1)) {
-        return 0; /* (a path, a query value, an escape, or a path's 'doi:' label) */
-    }
-    if (before == '/' && after_resolver(kind, data, length, start)) {
-        return 1;
-    }
-    return in_url(text, kind, data, start, token_start(kind, data, start));
-}
-
-/* _run._TAG: whether an HTML or XML tag starts at *at*: 1, 0, or -1. */
-int
-dk_rule_tag(PyObject *text, Py_ssize_t at)
-{
-    return dk_answers(config.tag, text, 1, at, 0, 0);
-}
-
-/* _run._rejoined at the stop *at* of a whole text: 1 with where the next line goes on with
- * the DOI in *following*, 0 when the DOI ends at *at*, -1 with an exception. */
-int
-dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
-{
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    Py_ssize_t newline = at; /* _run._LINE_BREAK must match at *at* */
-    while (newline < length && (READ(newline) == ' ' || READ(newline) == '\t')) {
-        newline++;
-    }
-    if (newline < length && READ(newline) == '\r') {
-        newline++;
-    }
-    if (at == 0 || newline >= length || READ(newline) != '\n') {
-        return 0;
-    }
-    int may = may_rejoin(kind, data, length, at, newline);
-    if (may <= 0) {
-        return may;
-    }
-    PyObject *where = PyLong_FromSsize_t(at);
-    if (where == NULL) {
-        return -1;
-    }
-    PyObject *call[] = {text, where};
-    PyObject *answer = PyObject_Vectorcall(config.rejoined, call, 2, NULL);
-    Py_DECREF(where);
-    if (answer == NULL) {
-        return -1;
-    }
-    if (answer == Py_None) {
-        Py_DECREF(answer);
-        return 0;
-    }
-    *following = PyLong_AsSsize_t(answer);
-    Py_DECREF(answer);
-    if (*following == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    return *following > at && *following <= length ? 1 : 0;
-}
-
-/* _pattern._TRAILING: whether *c* trails a DOI. 1, 0, or -1. */
-int
-dk_rule_trails(Py_UCS4 c)
-{
-    return in_set(config.trailing, config.trailing_set, c);
-}
-
-/* _pattern._IS_PLACEHOLDER(text, at): 1, 0, or -1. */
-int
-dk_rule_placeholder(PyObject *text, Py_ssize_t at)
-{
-    if (at >= PyUnicode_GET_LENGTH(text) ||
-        !dk_marked(config.placeholder, PyUnicode_READ_CHAR(text, at))) {
-        return 0;
-    }
-    return dk_answers(config.is_placeholder, text, 1, at, 0, 0);
-}
-
-/* Whether *written* (an ASCII str) starts as a preprint server's names do (_PREPRINTS):
- * _make then cuts its version or file (_PREPRINT). */
-int
-dk_rule_preprint(PyObject *written)
-{
-    Py_ssize_t size = PyUnicode_GET_LENGTH(written);
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.preprints); i++) {
-        if (dk_ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(written), size, 0,
-                        PyTuple_GET_ITEM(config.preprints, i), 0)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* _hyphens.mended(name) for an ASCII str *name* (a new reference, NULL with an exception):
- * only called where it may change it. */
-PyObject *
-dk_rule_mended(PyObject *name)
-{
-    if (!may_mend(name)) {
-        return Py_NewRef(name);
-    }
-    return PyObject_CallOneArg(config.mended, name);
-}
-
-/* Whether the ASCII name *name* may be a Springer book's, whose chapter a blank may have
- * cut off (_make._completed asks). */
-int
-dk_rule_book(PyObject *name)
-{
-    return may_be_book(name);
-}
-
-/* Whether *segment* (text[at:end]) is one of _VIEWS, in either case. */
-static int
-is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config.views); i++) {
-        PyObject *view = PyTuple_GET_ITEM(config.views, i);
-        if (PyUnicode_GET_LENGTH(view) == end - at && dk_ascii_at(kind, data, end, at, view, 1)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Whether _url._in_url_length may cut the URL candidate text[start:end] (printable ASCII)
- * whose suffix starts at *suffix*: an escape but the escaped '/' before the suffix, a
- * segment that is one of _VIEWS (_URL_TAILS, which a line break only limits), a last
- * segment after a second '/' with a '.' (_URL_FILE), more '/' (an OUP page's article
- * number), a file's last letter (_GLUED_FILE_LAST), or a badge before it in its token
- * (_BADGE). Else the whole candidate is the DOI. */
-int
-dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end)
-{
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    if (end <= suffix || dk_marked(config.glued_last, READ(end - 1))) {
-        return 1;
-    }
-    for (Py_ssize_t at = start; at < suffix; at++) {
-        if (READ(at) == '%' && at != suffix - 3) {
-            return 1;
-        }
-    }
-    Py_ssize_t slashes = 0, segment = suffix, dot = 0;
-    if (READ(suffix - 1) == '/' && is_view(kind, data, suffix, end)) {
-        return 1; /* (a view right after the separator: the suffix cut whole) */
-    }
-    for (Py_ssize_t at = suffix; at < end; at++) {
-        Py_UCS4 c = READ(at);
-        if (c == '%') {
-            return 1;
-        }
-        dot |= c == '.';
-        if (c == '/') {
-            if (++slashes > 1 || is_view(kind, data, segment, at)) {
-                return 1;
-            }
-            segment = at + 1;
-            dot = 0;
-        }
-    }
-    if (slashes && (dot || is_view(kind, data, segment, end))) {
-        return 1;
-    }
-    /* (the badge must be in the token: _in_url_length asks both) */
-    Py_ssize_t token = token_start(kind, data, start);
-    Py_ssize_t badge =
-        PyUnicode_Find(text, PyTuple_GET_ITEM(config.cut_markers, 0), token, start, 1);
-    return badge == -2 ? -1 : badge >= 0;
-}

@@ -48,43 +48,20 @@ dk_marked(const char *flags, Py_UCS4 c)
 }
 int dk_mark(char *flags, PyObject *chars, int ascii_only);
 
-/* quick.c: the extractor's quick path (for scan.c), and what it is handed. dk_quick says
- * DK_DECIDED, DK_LEFT (to _decide, whose quick path may decide it), DK_REFUSED (as _quick
- * refuses it: _walked decides), or -1 with an exception. */
+/* quick.c: the extractor's quick path (for scan.c). dk_quick says DK_DECIDED, DK_LEFT (to
+ * _decide, whose quick path may decide it), DK_REFUSED (as _quick refuses it: _walked
+ * decides), or -1 with an exception. rules.c: configure_quick(), what the quick path and
+ * the walk are handed for the rules they share (extract.h has the rest). */
 enum { DK_LEFT = 0, DK_DECIDED = 1, DK_REFUSED = 2 };
 int dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream,
              Py_ssize_t *written_end, PyObject **name, int *in_url_said);
 PyObject *dk_configure_quick(PyObject *module, PyObject *args, PyObject *kwargs);
-/* quick.c: whether each of *count* tuples holds ASCII strs only (for the configure
- * functions): 0, or -1 with a TypeError naming *who*. */
-int dk_ascii_tuples(PyObject *const *tuples, int count, const char *who);
-/* quick.c: whether text[at:] is the ASCII str *ascii* (within *length*; its letters in
- * either case with *fold*), and a call of a rule's pattern or function with 0 to 2 int
- * arguments after *first* (1 when it answers not None, or true with *truth*; 0; -1). */
-int dk_ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *ascii,
-                int fold);
-int dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b,
-               int truth);
-/* quick.c: the rules the walk reads as the quick path does (their comments there): 1, 0 or
- * -1 with an exception; dk_rule_mended a new reference or NULL. */
-int dk_rule_ready(void);
-int dk_rule_in_url(PyObject *text, Py_ssize_t start, int escaped);
-int dk_rule_tag(PyObject *text, Py_ssize_t at);
-int dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following);
-int dk_rule_trails(Py_UCS4 c);
-int dk_rule_placeholder(PyObject *text, Py_ssize_t at);
-int dk_rule_preprint(PyObject *written);
-PyObject *dk_rule_mended(PyObject *name);
-int dk_rule_book(PyObject *name);
-int dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end);
-
 /* walk.c: the extractor's walk (for scan.c), and what it is handed. dk_walk reads a
  * candidate of group 1 (a resolver URL's, that the scan has not decided) as one of group
  * 2 (the common shape), and takes what dk_quick has found _url._in_url to say of it
- * (*in_url_said*, or -1); it says
- * DK_DECIDED (the DOI in *doi*, written text[start:*found_end]), DK_REFUSED (no DOI), both
- * with where the scan goes on in *position*; DK_LEFT (to _walked); or -1 with an
- * exception. */
+ * (*in_url_said*, or -1); it says DK_DECIDED (the DOI in *doi*, written
+ * text[start:*found_end]), DK_REFUSED (no DOI), both with where the scan goes on in
+ * *position*; DK_LEFT (to _walked); or -1 with an exception. */
 int dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int in_url_said,
             PyObject *doi_type, PyObject **doi, Py_ssize_t *found_end, Py_ssize_t *position);
 PyObject *dk_configure_walk(PyObject *module, PyObject *args, PyObject *kwargs);

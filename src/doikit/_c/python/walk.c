@@ -10,44 +10,16 @@
  * '%' in a URL that starts no escape, TeX's escaped '%', a Springer book's chapter, a run
  * that holds another start after what it takes. The rules are not copied here: the stops'
  * characters come from the patterns that define them (configure_walk(), from
- * doikit._extract._walk), the rules the quick path reads too are quick.c's (dk_rule_*), and
+ * doikit._extract._walk), the rules the quick path reads too are rules.c's (dk_rule_*), and
  * each rule with more to it is its module's own compiled pattern or function, called only
  * where a candidate reaches it. A test holds it to the Python walk candidate by candidate
  * (walk(), tests/test_extract.py), and the property tests the scans' answers on any text. */
-#include "speedups.h"
+#include "extract.h"
 
-/* What configure_walk() hands over (the names of doikit._extract's parts in brackets). */
-typedef struct {
-    char glued[128];         /* _walk._GLUED (ASCII) */
-    PyObject *urn;           /* _pattern._URN, lower case */
-    PyObject *escapes;       /* _url._ESCAPES: a tuple of ASCII str */
-    PyObject *slashes;       /* _url._ESCAPED_SLASHES: a tuple of ASCII str */
-    char stops[128];         /* the ASCII characters _run._STOPS_IN_TEXT stops at */
-    char url_stops[128];     /* and _run._STOPS_IN_URL, but '%' (see run_end) */
-    PyObject *openers;       /* _pattern._OPENERS' keys, a str */
-    PyObject *closers;       /* its values, in the same order */
-    PyObject *field_tag;     /* _pattern._FIELD_TAG */
-    PyObject *separated;     /* _run._separated(text, at, after) of a whole text */
-    PyObject *entity;        /* _run._ENTITY.match */
-    char escape_word[128];   /* what _run._ESCAPE_WORD matches (ASCII) */
-    char unescaped[128];     /* what _run._ESCAPED_PUNCTUATION unescapes after '\' */
-    PyObject *url_length;    /* _url._in_url_length(text, start, raw) */
-    PyObject *decode;        /* _syntax.percent_decode */
-    PyObject *decode_error;  /* _syntax.PercentError */
-    PyObject *preprint;      /* _make._PREPRINT.fullmatch */
-    PyObject *page_range;    /* _walk._PAGE_RANGE_BEFORE.search */
-    PyObject *shields;       /* _url._after_shields_badge(text, start) */
-    PyObject *subfield;      /* _walk._SUBFIELD_BEFORE.search */
-    PyObject *number;        /* _walk._looks_like_a_number(text, start, prefix) */
-    PyObject *entity_char;   /* _run._entity_char(match) */
-    PyObject *escaped_tag;   /* _run._ESCAPED_TAG.match */
-    PyObject *unescape;      /* html.unescape */
-} WalkConfig;
-
-static WalkConfig walk;
+DkWalkParts dk_walk_parts;
+static DkWalkParts *const walk = &dk_walk_parts;
 static int configured;
 
-#define READ(at) PyUnicode_READ(kind, data, (at))
 #define OPENED 64 /* brackets held open: a run with more is left to the Python walk */
 
 /* Whether text[at:] is one of the ASCII strs of *tuple*. */
@@ -60,12 +32,6 @@ one_of_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject
         }
     }
     return 0;
-}
-
-static int
-is_hex(Py_UCS4 c)
-{
-    return c < 128 && Py_ISXDIGIT(c);
 }
 
 /* What a stop's rule says: the run ends (at *run*), or the reading goes on (at *next*);
@@ -83,7 +49,7 @@ typedef struct {
 } Run;
 
 /* _run._line_end for a whole text, at the stop *at*: the run ends there, but for a line
- * break rejoined (quick.c's dk_rule_rejoined, _run._rejoined). */
+ * break rejoined (rules.c's dk_rule_rejoined, _run._rejoined). */
 static int
 line_end(PyObject *text, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
 {
@@ -102,7 +68,7 @@ semicolon(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t after, Py_ssiz
     if (at != reading->reference_end) {
         PyObject *call[] = {text, PyLong_FromSsize_t(at), PyLong_FromSsize_t(at + 1)};
         PyObject *answer =
-            call[1] && call[2] ? PyObject_Vectorcall(walk.separated, call, 3, NULL) : NULL;
+            call[1] && call[2] ? PyObject_Vectorcall(walk->separated, call, 3, NULL) : NULL;
         Py_XDECREF(call[1]);
         Py_XDECREF(call[2]);
         if (answer == NULL) {
@@ -134,14 +100,14 @@ static int
 deciding_rule(PyObject *text, Run *reading, Py_UCS4 c, Py_ssize_t at, Py_ssize_t after,
               Py_ssize_t *run, Py_ssize_t *next)
 {
-    Py_ssize_t opener = c < 128 ? PyUnicode_FindChar(walk.openers, c, 0, PY_SSIZE_T_MAX, 1) : -1;
+    Py_ssize_t opener = c < 128 ? PyUnicode_FindChar(walk->openers, c, 0, PY_SSIZE_T_MAX, 1) : -1;
     *run = at;
     *next = after;
     if (opener >= 0) { /* _run._opener: a tag, an escaped tag, a field tag end the run */
         int referenced = PyUnicode_READ_CHAR(text, at) != c;
         int tag = c == '<' && !referenced  ? dk_rule_tag(text, at)
-                  : c == '<'               ? dk_answers(walk.escaped_tag, text, 1, at, 0, 0)
-                  : c == '[' && !referenced ? dk_answers(walk.field_tag, text, 1, at, 0, 0)
+                  : c == '<'               ? dk_answers(walk->escaped_tag, text, 1, at, 0, 0)
+                  : c == '[' && !referenced ? dk_answers(walk->field_tag, text, 1, at, 0, 0)
                                             : 0;
         if (tag != 0) {
             return tag < 0 ? -1 : ENDS;
@@ -149,11 +115,11 @@ deciding_rule(PyObject *text, Run *reading, Py_UCS4 c, Py_ssize_t at, Py_ssize_t
         if (reading->depth == OPENED) {
             return DK_LEFT;
         }
-        reading->waits[reading->depth] = PyUnicode_READ_CHAR(walk.closers, opener);
+        reading->waits[reading->depth] = PyUnicode_READ_CHAR(walk->closers, opener);
         reading->at[reading->depth++] = at;
         return GOES_ON;
     }
-    if (c < 128 && PyUnicode_FindChar(walk.closers, c, 0, PY_SSIZE_T_MAX, 1) >= 0) {
+    if (c < 128 && PyUnicode_FindChar(walk->closers, c, 0, PY_SSIZE_T_MAX, 1) >= 0) {
         if (reading->depth > 0 && reading->waits[reading->depth - 1] == c) { /* _closer */
             reading->depth--;
             return GOES_ON;
@@ -177,7 +143,7 @@ reference(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t *run, Py_ssize
 {
     PyObject *where = PyLong_FromSsize_t(at);
     PyObject *call[] = {text, where};
-    PyObject *entity = where ? PyObject_Vectorcall(walk.entity, call, 2, NULL) : NULL;
+    PyObject *entity = where ? PyObject_Vectorcall(walk->entity, call, 2, NULL) : NULL;
     Py_XDECREF(where);
     if (entity == NULL) {
         return -1;
@@ -185,7 +151,7 @@ reference(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t *run, Py_ssize
     Py_UCS4 c = '&'; /* (no reference: a bare '&') */
     Py_ssize_t after = at + 1;
     if (entity != Py_None) {
-        PyObject *stands = PyObject_CallOneArg(walk.entity_char, entity);
+        PyObject *stands = PyObject_CallOneArg(walk->entity_char, entity);
         PyObject *end = stands ? PyObject_CallMethod(entity, "end", NULL) : NULL;
         after = end == NULL ? -1 : PyLong_AsSsize_t(end) - 1;
         Py_XDECREF(end);
@@ -234,7 +200,7 @@ stop_rule(PyObject *text, Run *reading, Py_UCS4 c, Py_ssize_t at, Py_ssize_t *ru
     case '$': /* _run._dollar */
         return after == '$' ? ENDS : GOES_ON;
     case '\\': /* _run._backslash */
-        return dk_marked(walk.escape_word, after) ? ENDS : GOES_ON;
+        return dk_marked(walk->escape_word, after) ? ENDS : GOES_ON;
     default:
         return line_end(text, at, run, next);
     }
@@ -249,7 +215,7 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    const char *stops = in_url ? walk.url_stops : walk.stops;
+    const char *stops = in_url ? walk->url_stops : walk->stops;
     Run reading = {.depth = 0, .in_url = in_url, .reference_end = -1};
     Py_ssize_t at = index;
     *run = length; /* the text's end ends the run (no line break to rejoin there) */
@@ -259,7 +225,7 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
             return DK_LEFT;
         }
         if (c == '%' && in_url) {
-            if (at + 2 < length && is_hex(READ(at + 1)) && is_hex(READ(at + 2))) {
+            if (at + 2 < length && dk_is_hex(READ(at + 1)) && dk_is_hex(READ(at + 2))) {
                 at++;
                 continue; /* an escape */
             }
@@ -291,229 +257,6 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
     return DK_DECIDED;
 }
 
-/* The name of the candidate text[start:end] (printable ASCII) as _make._make reads it:
- * its line breaks dropped, its backslash escapes and character references read (a new
- * ASCII str); NULL with *left* set when Python must read it (TeX's escaped '%', escapes
- * with line breaks, references to characters outside ASCII), or with an exception. */
-static PyObject *
-name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
-{
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    PyObject *name = PyUnicode_New(end - start, 127);
-    if (name == NULL) {
-        return NULL;
-    }
-    Py_UCS1 *out = PyUnicode_1BYTE_DATA(name);
-    Py_ssize_t size = 0;
-    int ampersand = 0, semicolons = 0, backslash = 0, newline = 0;
-    for (Py_ssize_t at = start; at < end; at++) {
-        Py_UCS4 c = READ(at);
-        backslash |= c == '\\';
-        newline |= c == '\n';
-        if (c == '\\' && at + 3 < end && READ(at + 1) == '%' && is_hex(READ(at + 2)) &&
-            is_hex(READ(at + 3))) {
-            *left = 1; /* TeX's '\%': decoded as in a URL (_make._TEX_PERCENT_ESCAPE) */
-        }
-    }
-    if (backslash && newline) {
-        *left = 1; /* (escapes and line breaks: read in the Python order) */
-    }
-    if (*left) {
-        Py_DECREF(name);
-        return NULL;
-    }
-    for (Py_ssize_t at = start; at < end;) {
-        Py_UCS4 c = READ(at);
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') { /* _run._LINE_BREAK */
-            Py_ssize_t past = at;
-            while (past < end && (READ(past) == ' ' || READ(past) == '\t')) {
-                past++;
-            }
-            past += past < end && READ(past) == '\r';
-            if (past < end && READ(past) == '\n') {
-                for (past++; past < end && (READ(past) == ' ' || READ(past) == '\t');) {
-                    past++;
-                }
-                at = past;
-                continue;
-            }
-        }
-        else if (c == '\\' && at + 1 < end) { /* _run._ESCAPED_PUNCTUATION */
-            Py_UCS4 escaped = READ(at + 1);
-            if (dk_marked(walk.unescaped, escaped)) {
-                c = escaped;
-                at++;
-            }
-        }
-        ampersand |= c == '&';
-        semicolons |= c == ';';
-        out[size++] = (Py_UCS1)c;
-        at++;
-    }
-    if (size < end - start) {
-        Py_SETREF(name, PyUnicode_Substring(name, 0, size));
-    }
-    if (name != NULL && ampersand && semicolons) { /* character references */
-        Py_SETREF(name, PyObject_CallOneArg(walk.unescape, name));
-        if (name != NULL && (!PyUnicode_Check(name) || !PyUnicode_IS_ASCII(name))) {
-            *left = 1; /* (what they stand for outside ASCII: ligatures) */
-            Py_CLEAR(name);
-        }
-    }
-    return name;
-}
-
-/* _syntax.percent_decode(name) for an ASCII *name* whose every '%' starts an escape of an
- * ASCII character (a new reference); NULL, without an exception, for any other (the Python
- * function decodes UTF-8 and says what is wrong). */
-static PyObject *
-ascii_decoded(PyObject *name)
-{
-    Py_ssize_t size = PyUnicode_GET_LENGTH(name);
-    const Py_UCS1 *in = PyUnicode_1BYTE_DATA(name);
-    char out[256];
-    Py_ssize_t length = 0;
-    if (size > (Py_ssize_t)sizeof(out)) {
-        return NULL;
-    }
-    for (Py_ssize_t at = 0; at < size; at++) {
-        if (in[at] != '%') {
-            out[length++] = (char)in[at];
-            continue;
-        }
-        if (at + 2 >= size || !is_hex(in[at + 1]) || !is_hex(in[at + 2]) || in[at + 1] > '7') {
-            return NULL; /* (no escape, or one of a byte outside ASCII) */
-        }
-        int high = in[at + 1] - '0';
-        int low = Py_ISDIGIT(in[at + 2]) ? in[at + 2] - '0' : Py_TOLOWER(in[at + 2]) - 'a' + 10;
-        out[length++] = (char)(high * 16 + low);
-        at += 2;
-    }
-    return PyUnicode_DecodeASCII(out, length, NULL);
-}
-
-/* _make._make for a whole text, for a candidate the walk has read whole in ASCII (not a
- * URN): the DOI (a new reference in *doi*, or NULL: no DOI) written text[start:*found_end].
- * DK_DECIDED, DK_LEFT, or -1 with an exception. */
-static int
-make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end, int in_url,
-     PyObject *doi_type, PyObject **doi, Py_ssize_t *found_end)
-{
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    *doi = NULL;
-    if (in_url && end == length && (READ(end - 1) == '%' || READ(end - 2) == '%')) {
-        return DK_LEFT; /* a dangling escape at the text's end (_DANGLING_ESCAPE) */
-    }
-    while (end > start) { /* trailing punctuation and blanks */
-        Py_UCS4 last = READ(end - 1);
-        if (last == ';') {
-            for (Py_ssize_t at = end - 40 > start ? end - 40 : start; at < end; at++) {
-                if (READ(at) == '&') {
-                    return DK_LEFT; /* a character reference may end there */
-                }
-            }
-        }
-        int trails = dk_rule_trails(last);
-        if (trails < 0) {
-            return -1;
-        }
-        if (!trails && !Py_UNICODE_ISSPACE(last)) {
-            break;
-        }
-        end--;
-    }
-    for (Py_ssize_t at = start; at < end; at++) {
-        if (READ(at) >= 128) {
-            return DK_LEFT; /* (its line breaks and soft hyphens, ligatures) */
-        }
-    }
-    if (in_url) {
-        int may = dk_rule_url_may_cut(text, start, suffix, end);
-        if (may != 0) {
-            if (may < 0) {
-                return -1;
-            }
-            PyObject *raw = PyUnicode_Substring(text, start, end);
-            PyObject *from = PyLong_FromSsize_t(start);
-            PyObject *call[] = {text, from, raw};
-            PyObject *kept = raw && from ? PyObject_Vectorcall(walk.url_length, call, 3, NULL)
-                                         : NULL;
-            Py_XDECREF(raw);
-            Py_XDECREF(from);
-            Py_ssize_t keep = kept == NULL ? -1 : PyLong_AsSsize_t(kept);
-            Py_XDECREF(kept);
-            if (keep < 0 || keep > end - start) {
-                if (!PyErr_Occurred()) {
-                    PyErr_SetString(PyExc_ValueError, "_in_url_length: out of range (internal)");
-                }
-                return -1;
-            }
-            end = start + keep;
-        }
-    }
-    PyObject *written = PyUnicode_Substring(text, start, end);
-    if (written == NULL) {
-        return -1;
-    }
-    if (dk_rule_preprint(written)) { /* its version or file cut (_PREPRINT's group 1) */
-        PyObject *version = PyObject_CallOneArg(walk.preprint, written);
-        PyObject *cut = version == NULL || version == Py_None
-                            ? Py_XNewRef(version)
-                            : PyObject_CallMethod(version, "end", "i", 1);
-        Py_XDECREF(version);
-        Py_ssize_t kept = cut == NULL ? -1 : cut == Py_None ? end - start : PyLong_AsSsize_t(cut);
-        Py_XDECREF(cut);
-        if (kept < 0 || kept > end - start) {
-            Py_DECREF(written);
-            if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_ValueError, "_PREPRINT: out of range (internal)");
-            }
-            return -1;
-        }
-        end = start + kept;
-    }
-    Py_DECREF(written);
-    int left = 0;
-    PyObject *name = name_of(text, start, end, &left);
-    if (name == NULL) {
-        return left ? DK_LEFT : -1;
-    }
-    if (in_url && PyUnicode_FindChar(name, '%', 0, PyUnicode_GET_LENGTH(name), 1) >= 0) {
-        PyObject *decoded = ascii_decoded(name);
-        Py_SETREF(name, decoded != NULL ? decoded : PyObject_CallOneArg(walk.decode, name));
-        if (name == NULL) {
-            if (!PyErr_ExceptionMatches(walk.decode_error)) {
-                return -1;
-            }
-            PyErr_Clear();
-            *found_end = end;
-            return DK_DECIDED; /* escapes that decode to no name: no DOI */
-        }
-        if (!PyUnicode_Check(name) || !PyUnicode_IS_ASCII(name)) {
-            Py_DECREF(name);
-            return DK_LEFT; /* (ligatures) */
-        }
-    }
-    Py_SETREF(name, dk_rule_mended(name));
-    if (name == NULL) {
-        return -1;
-    }
-    *doi = PyObject_CallOneArg(doi_type, name);
-    Py_DECREF(name);
-    if (*doi == NULL) {
-        if (!PyErr_ExceptionMatches(dk_config.invalid_doi) &&
-            !PyErr_ExceptionMatches(walk.decode_error)) {
-            return -1;
-        }
-        PyErr_Clear();
-    }
-    *found_end = end;
-    return DK_DECIDED;
-}
-
 /* The candidate of *group* (2 or 3) at text[start:match_end] of a whole text, as
  * _extract._walked reads it: see dk_walk in speedups.h. */
 int
@@ -536,7 +279,7 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
         }
         suffix++;
     }
-    if (dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(walk.urn), walk.urn, 1)) {
+    if (dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(walk->urn), walk->urn, 1)) {
         return DK_LEFT; /* a URN */
     }
     *position = suffix;
@@ -544,23 +287,23 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
         return DK_REFUSED; /* '10.123:456' names a DOI only as a URN */
     }
     int escaped = start >= 3 && READ(start - 3) == '%' &&
-                  one_of_at(kind, data, start, start - 2, walk.escapes);
+                  one_of_at(kind, data, start, start - 2, walk->escapes);
     int badge = 0; /* a shields.io badge's message (glued to its label's '-') */
-    if (start > 0 && !escaped && dk_marked(walk.glued, READ(start - 1))) {
+    if (start > 0 && !escaped && dk_marked(walk->glued, READ(start - 1))) {
         /* glued to a word: no start, but after a page range, a badge's label or a
          * catalogue's subfield code */
         Py_ssize_t page_from = start > 8 ? start - 8 : 0, code_from = start > 3 ? start - 3 : 0;
-        int page = dk_answers(walk.page_range, text, 2, page_from, start, 0);
-        badge = page != 0 ? 0 : dk_answers(walk.shields, text, 1, start, 0, 1);
+        int page = dk_answers(walk->page_range, text, 2, page_from, start, 0);
+        badge = page != 0 ? 0 : dk_answers(walk->shields, text, 1, start, 0, 1);
         int subfield =
-            page != 0 || badge != 0 ? 0 : dk_answers(walk.subfield, text, 2, code_from, start, 0);
+            page != 0 || badge != 0 ? 0 : dk_answers(walk->subfield, text, 2, code_from, start, 0);
         if (page < 0 || badge < 0 || subfield < 0) {
             return -1;
         }
         if (!page && !badge && !subfield) {
             return DK_REFUSED;
         }
-        badge = badge || dk_answers(walk.shields, text, 1, start, 0, 1);
+        badge = badge || dk_answers(walk->shields, text, 1, start, 0, 1);
         if (badge < 0) {
             return -1;
         }
@@ -571,7 +314,7 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
         return -1;
     }
     in_url = in_url || badge;
-    if (!in_url && one_of_at(kind, data, suffix, suffix - 3, walk.slashes)) {
+    if (!in_url && one_of_at(kind, data, suffix, suffix - 3, walk->slashes)) {
         if (!escaped) {
             return DK_LEFT; /* '%2F' behind a DOI marker, or not */
         }
@@ -591,7 +334,7 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
             PyObject *from = PyLong_FromSsize_t(start);
             PyObject *call[] = {text, from, prefix};
             PyObject *answer =
-                prefix && from ? PyObject_Vectorcall(walk.number, call, 3, NULL) : NULL;
+                prefix && from ? PyObject_Vectorcall(walk->number, call, 3, NULL) : NULL;
             Py_XDECREF(prefix);
             Py_XDECREF(from);
             int number = answer == NULL ? -1 : PyObject_IsTrue(answer);
@@ -630,7 +373,7 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
     }
     Py_ssize_t after = end < run ? end : suffix;
     if (end > suffix) {
-        said = make(text, start, suffix, end, in_url, doi_type, doi, found_end);
+        said = dk_walk_make(text, start, suffix, end, in_url, doi_type, doi, found_end);
         if (said != DK_DECIDED) {
             return said;
         }
@@ -691,7 +434,7 @@ dk_walk_one(PyObject *Py_UNUSED(module), PyObject *args)
 }
 
 /* configure_walk(**parts): doikit._extract's parts, once (internal); until it has
- * succeeded, dk_walk leaves every candidate to the Python walk. */
+ * succeeded, dk_walk leaves every candidate to the Python walk-> */
 PyObject *
 dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
 {
@@ -721,35 +464,35 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     }
     if (!PyUnicode_IS_ASCII(urn) || !PyUnicode_IS_ASCII(openers) ||
         PyUnicode_GET_LENGTH(openers) != PyUnicode_GET_LENGTH(closers) ||
-        !PyExceptionClass_Check(decode_error) || dk_mark(walk.glued, glued, 1) < 0 ||
-        dk_mark(walk.stops, stops, 1) < 0 || dk_mark(walk.url_stops, url_stops, 1) < 0 ||
-        dk_mark(walk.escape_word, escape_word, 1) < 0 ||
-        dk_mark(walk.unescaped, unescaped, 1) < 0) {
+        !PyExceptionClass_Check(decode_error) || dk_mark(walk->glued, glued, 1) < 0 ||
+        dk_mark(walk->stops, stops, 1) < 0 || dk_mark(walk->url_stops, url_stops, 1) < 0 ||
+        dk_mark(walk->escape_word, escape_word, 1) < 0 ||
+        dk_mark(walk->unescaped, unescaped, 1) < 0) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_ValueError, "configure_walk: parts out of range");
         }
         return NULL;
     }
-    walk.url_stops['%'] = 0; /* (read by grow: a stop only where it starts no escape) */
-    Py_XSETREF(walk.urn, Py_NewRef(urn));
-    Py_XSETREF(walk.escapes, Py_NewRef(escapes));
-    Py_XSETREF(walk.slashes, Py_NewRef(slashes));
-    Py_XSETREF(walk.openers, Py_NewRef(openers));
-    Py_XSETREF(walk.closers, Py_NewRef(closers));
-    Py_XSETREF(walk.field_tag, Py_NewRef(field_tag));
-    Py_XSETREF(walk.separated, Py_NewRef(separated));
-    Py_XSETREF(walk.entity, Py_NewRef(entity));
-    Py_XSETREF(walk.url_length, Py_NewRef(url_length));
-    Py_XSETREF(walk.decode, Py_NewRef(decode));
-    Py_XSETREF(walk.decode_error, Py_NewRef(decode_error));
-    Py_XSETREF(walk.preprint, Py_NewRef(preprint));
-    Py_XSETREF(walk.page_range, Py_NewRef(page_range));
-    Py_XSETREF(walk.shields, Py_NewRef(shields));
-    Py_XSETREF(walk.subfield, Py_NewRef(subfield));
-    Py_XSETREF(walk.number, Py_NewRef(number));
-    Py_XSETREF(walk.entity_char, Py_NewRef(entity_char));
-    Py_XSETREF(walk.escaped_tag, Py_NewRef(escaped_tag));
-    Py_XSETREF(walk.unescape, Py_NewRef(unescape));
+    walk->url_stops['%'] = 0; /* (read by grow: a stop only where it starts no escape) */
+    Py_XSETREF(walk->urn, Py_NewRef(urn));
+    Py_XSETREF(walk->escapes, Py_NewRef(escapes));
+    Py_XSETREF(walk->slashes, Py_NewRef(slashes));
+    Py_XSETREF(walk->openers, Py_NewRef(openers));
+    Py_XSETREF(walk->closers, Py_NewRef(closers));
+    Py_XSETREF(walk->field_tag, Py_NewRef(field_tag));
+    Py_XSETREF(walk->separated, Py_NewRef(separated));
+    Py_XSETREF(walk->entity, Py_NewRef(entity));
+    Py_XSETREF(walk->url_length, Py_NewRef(url_length));
+    Py_XSETREF(walk->decode, Py_NewRef(decode));
+    Py_XSETREF(walk->decode_error, Py_NewRef(decode_error));
+    Py_XSETREF(walk->preprint, Py_NewRef(preprint));
+    Py_XSETREF(walk->page_range, Py_NewRef(page_range));
+    Py_XSETREF(walk->shields, Py_NewRef(shields));
+    Py_XSETREF(walk->subfield, Py_NewRef(subfield));
+    Py_XSETREF(walk->number, Py_NewRef(number));
+    Py_XSETREF(walk->entity_char, Py_NewRef(entity_char));
+    Py_XSETREF(walk->escaped_tag, Py_NewRef(escaped_tag));
+    Py_XSETREF(walk->unescape, Py_NewRef(unescape));
     configured = 1;
     Py_RETURN_NONE;
 }
