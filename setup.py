@@ -16,7 +16,17 @@ from setuptools import Extension, setup
 
 C = "src/doikit/_c"
 JOBS = (
-    "module", "state", "scan", "rules", "quick", "walk", "make", "bulk", "helper", "arrow", "answer"
+    "module",
+    "state",
+    "scan",
+    "rules",
+    "quick",
+    "walk",
+    "make",
+    "bulk",
+    "helper",
+    "arrow",
+    "answer",
 )
 SOURCES = [f"{C}/lib/reader.c", *(f"{C}/python/{job}.c" for job in JOBS)]
 HEADERS = [f"{C}/lib/reader.h", *(f"{C}/python/{h}.h" for h in ("speedups", "helper", "extract"))]
