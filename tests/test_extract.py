@@ -701,6 +701,24 @@ def test_mending_only_puts_hyphens_back_and_is_done_once(name: str) -> None:
             assert mended(written) == written, (text, written)
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a name _make cuts back to its prefix is no DOI (mended() made '10.1002/10.10020'
+        # of '10.10020', taking '10.1002' for Wiley's prefix)
+        ("see 10.10020/. and 10.10029/; and 10.1002\\/.", []),
+        # a digit str.isdigit() takes and int() does not ('²') in what may be an ISBN (it
+        # raised ValueError)
+        ("see 10.1007/1-2345678\u00b29 9", ["10.1007/1-2345678\u00b29"]),
+    ],
+)
+def test_names_the_mending_rules_once_misread(text: str, found: list[str]) -> None:
+    """Found by session 24's review, in both builds (older than the C walk)."""
+    assert [str(f.doi) for f in doikit.find_all(text)] == found
+    assert list(doikit.find_all(text)) == walked(text)
+    assert mended("10.10020") == "10.10020"
+
+
 @given(MENDABLE_NAMES)
 @example("10.1038/s41586-020-2649-2")
 @example("10.1038/s41586-0202649-2")  # an article id a hyphen short
@@ -926,6 +944,7 @@ def test_a_failed_configure_walk_leaves_the_c_walk_off() -> None:
         ("url_length", "https://x.org/doi/10.1000/abc/full here"),
         ("number", "ratio 10.12/3 here"),
         ("page_range", "pages 5: 45-10.1016/j.x.2020.01.002 here"),
+        ("shields", "pages 5: 45-10.1016/j.x.2020.01.002 here"),  # (asked after the range)
     ],
 )
 def test_what_a_rule_raises_reaches_the_caller_of_the_c_walk(part: str, text: str) -> None:

@@ -426,6 +426,10 @@ def _agree(text: str, size: int) -> None:
 @example("(doi:10.1000/182). https://doi.org/10.1000/a%3Cb%3E/abstract 10.1101/2020.0322v2", 7)
 @example("'10.1000/182'. doi:10.1000/x* 10.1000/y!?", 5)
 @example("\u00e9 https://doi.org/10.1000/x.pdf \U0001f600 10.1000/y.html, 10.1000/z;", 3)
+# (session 24's review: resolver URLs whose name _url_name gives go to _decide, not the walk)
+@example("see https://doi.org/10.1000/pdf here, https://doi.org/10.1000/Full.", 9)
+@example("see https://doi.org/10.1016/S0049237X%2809)70189-2 x", 11)
+@example("see 10.10020/. and 10.1002\\/. or 5: 45-10.1000/abc x", 13)
 def test_the_scan_in_c_finds_what_the_python_scan_finds(text: str, size: int) -> None:
     _agree(text, size)
     _agree(text, len(text) + 1)

@@ -127,6 +127,8 @@ _ISBN_SUFFIX: Final = re.compile(r"([0-9][0-9-]{8,15}[0-9Xx])(_.*)?\Z", re.ASCII
 
 def _hyphenated(digits: str) -> str | None:
     """The ISBN of *digits* (13 or 10, its check digit holding) hyphenated by its ranges."""
+    if not digits.isascii():
+        return None  # (str.isdigit() takes digits int() does not read, '²' among them)
     if len(digits) == 13 and digits.isdigit() and _isbn13_checks(digits):
         cuts = _isbn_cuts(digits)
     elif len(digits) == 10 and digits[:9].isdigit() and _isbn10_checks(digits):
@@ -224,6 +226,8 @@ _ARTICLE_HYPHENS: Final = 2
 def mended(name: str) -> str:
     """*name* with the hyphen its identifier lost put back (see the module), else *name*."""
     slash = name.find("/")
+    if slash < 0:
+        return name  # (no suffix: a name cut back to its prefix, '10.10020/.' as '10.10020')
     first = name[slash + 1 : slash + 2]
     if first not in _MENDED_FIRST:
         return name  # (most names: a letter first)

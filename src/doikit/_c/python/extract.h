@@ -113,6 +113,7 @@ int dk_ascii_tuples(PyObject *const *tuples, int count, const char *who);
 int dk_rule_ready(void);
 int dk_rule_in_url(PyObject *text, Py_ssize_t start, int escaped);
 int dk_rule_tag(PyObject *text, Py_ssize_t at);
+int dk_rule_url_unnamed(PyObject *written);
 int dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following);
 int dk_rule_trails(Py_UCS4 c);
 int dk_rule_placeholder(PyObject *text, Py_ssize_t at);

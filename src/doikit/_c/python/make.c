@@ -83,7 +83,7 @@ name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
 
 /* _syntax.percent_decode(name) for an ASCII *name* whose every '%' starts an escape of an
  * ASCII character (a new reference); NULL, without an exception, for any other (the Python
- * function decodes UTF-8 and says what is wrong). */
+ * function decodes UTF-8 and says what is wrong), or with one (no memory). */
 static PyObject *
 ascii_decoded(PyObject *name)
 {
@@ -201,6 +201,10 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
     }
     if (in_url && PyUnicode_FindChar(name, '%', 0, PyUnicode_GET_LENGTH(name), 1) >= 0) {
         PyObject *decoded = ascii_decoded(name);
+        if (decoded == NULL && PyErr_Occurred()) {
+            Py_DECREF(name);
+            return -1;
+        }
         Py_SETREF(name, decoded != NULL ? decoded : PyObject_CallOneArg(walk->decode, name));
         if (name == NULL) {
             if (!PyErr_ExceptionMatches(walk->decode_error)) {

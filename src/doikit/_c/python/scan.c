@@ -7,7 +7,7 @@
  * to _extract._decide, the same Python code the pure-Python scan calls, which answers
  * (found or None, position, action). The pure-Python _scan is the reference; a property
  * test holds the two to each other on any text, whole and in chunks. */
-#include "speedups.h"
+#include "extract.h"
 
 typedef struct {
     PyObject_HEAD
@@ -203,6 +203,8 @@ static PyObject *scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, 
                             int *refused, int *in_url_said);
 static PyObject *scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end,
                            int in_url_said, int *refused);
+static PyObject *scan_url_walk(ScanObject *self, Py_ssize_t start, Py_ssize_t end,
+                               int *refused);
 
 /* What scan_decided leaves to Python (*refused*): the candidate to _decide, to _walked (the
  * quick path has refused it), or nothing (the walk in C has refused it). */
@@ -264,8 +266,7 @@ scan_decided(ScanObject *self, PyObject *match, int *refused)
             found = group == 3 ? scan_walk(self, 3, start, end, -1, refused)
                                : scan_decided_span(self, in_url, span, start, end);
             if (group == 1 && found == NULL && !PyErr_Occurred()) {
-                /* (a resolver URL's escapes, view or file: the walk decides alike) */
-                found = scan_walk(self, 1, start, end, -1, refused);
+                found = scan_url_walk(self, start, end, refused);
             }
         }
     }
@@ -384,6 +385,30 @@ scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end, int in_
     PyObject *found = scan_found_of(self, start, found_end, written, doi, NULL, NULL);
     Py_DECREF(written);
     return found;
+}
+
+/* For a resolver URL's candidate text[start:end] of a whole text that the loop has not
+ * decided: as _decide, the walk in C reads it when _url._url_name gives no name for it
+ * (scan_walk's answer); one it names goes to _decide (NULL, *refused* as it was). */
+static PyObject *
+scan_url_walk(ScanObject *self, Py_ssize_t start, Py_ssize_t end, int *refused)
+{
+    if (self->resume != Py_None || !dk_rule_ready()) {
+        return NULL; /* (a stream's chunk; or the rules not handed over: Python reads it) */
+    }
+    int kind = PyUnicode_KIND(self->text);
+    const void *data = PyUnicode_DATA(self->text);
+    Py_ssize_t written_end = end;
+    while (written_end > start && dk_marked(self->trail, READ(written_end - 1))) {
+        written_end--; /* (as scan_decided_span trims it) */
+    }
+    PyObject *written = PyUnicode_Substring(self->text, start, written_end);
+    int unnamed = written == NULL ? -1 : dk_rule_url_unnamed(written);
+    Py_XDECREF(written);
+    if (unnamed <= 0) {
+        return NULL; /* (with the exception, if any) */
+    }
+    return scan_walk(self, 1, start, end, -1, refused);
 }
 
 static PyObject *scan_step(ScanObject *self);

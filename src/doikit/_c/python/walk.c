@@ -303,9 +303,11 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
         if (!page && !badge && !subfield) {
             return DK_REFUSED;
         }
-        badge = badge || dk_answers(walk->shields, text, 1, start, 0, 1);
-        if (badge < 0) {
-            return -1;
+        if (!badge) { /* (after a page range or a subfield code: a badge's label too?) */
+            badge = dk_answers(walk->shields, text, 1, start, 0, 1);
+            if (badge < 0) {
+                return -1;
+            }
         }
     }
     int in_url =
