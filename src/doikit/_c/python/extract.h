@@ -109,11 +109,11 @@ int dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end,
 int dk_ascii_tuples(PyObject *const *tuples, int count, const char *who);
 
 /* rules.c: the rules the quick path and the walk read alike (their comments there): 1, 0
- * or -1 with an exception; dk_rule_mended a new reference or NULL. */
+ * or -1 with an exception; dk_rule_mended and dk_rule_url_name a new reference or NULL. */
 int dk_rule_ready(void);
 int dk_rule_in_url(PyObject *text, Py_ssize_t start, int escaped);
 int dk_rule_tag(PyObject *text, Py_ssize_t at);
-int dk_rule_url_unnamed(PyObject *written);
+PyObject *dk_rule_url_name(PyObject *written);
 int dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following);
 int dk_rule_trails(Py_UCS4 c);
 int dk_rule_placeholder(PyObject *text, Py_ssize_t at);

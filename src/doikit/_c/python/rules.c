@@ -440,19 +440,13 @@ dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
     return *following > at && *following <= length ? 1 : 0;
 }
 
-/* Whether _url._url_name gives no name for *written*, a resolver URL's candidate the loop
- * has not decided (an escape that ends it, a view, a file: _decide walks it then). 1, 0,
- * or -1. */
-int
-dk_rule_url_unnamed(PyObject *written)
+/* _url._url_name(written): the name in *written*, a resolver URL's candidate the loop has
+ * not decided, or None when an escape that ends it, a view or a file needs the walk (a new
+ * reference, NULL with an exception). */
+PyObject *
+dk_rule_url_name(PyObject *written)
 {
-    PyObject *name = PyObject_CallOneArg(config->url_name, written);
-    if (name == NULL) {
-        return -1;
-    }
-    int none = name == Py_None;
-    Py_DECREF(name);
-    return none;
+    return PyObject_CallOneArg(config->url_name, written);
 }
 
 /* _pattern._TRAILING: whether *c* trails a DOI. 1, 0, or -1. */

@@ -203,8 +203,7 @@ static PyObject *scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, 
                             int *refused, int *in_url_said);
 static PyObject *scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end,
                            int in_url_said, int *refused);
-static PyObject *scan_url_walk(ScanObject *self, Py_ssize_t start, Py_ssize_t end,
-                               int *refused);
+static PyObject *scan_url(ScanObject *self, Py_ssize_t start, Py_ssize_t end, int *refused);
 
 /* What scan_decided leaves to Python (*refused*): the candidate to _decide, to _walked (the
  * quick path has refused it), or nothing (the walk in C has refused it). */
@@ -266,7 +265,7 @@ scan_decided(ScanObject *self, PyObject *match, int *refused)
             found = group == 3 ? scan_walk(self, 3, start, end, -1, refused)
                                : scan_decided_span(self, in_url, span, start, end);
             if (group == 1 && found == NULL && !PyErr_Occurred()) {
-                found = scan_url_walk(self, start, end, refused);
+                found = scan_url(self, start, end, refused);
             }
         }
     }
@@ -388,10 +387,11 @@ scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end, int in_
 }
 
 /* For a resolver URL's candidate text[start:end] of a whole text that the loop has not
- * decided: as _decide, the walk in C reads it when _url._url_name gives no name for it
- * (scan_walk's answer); one it names goes to _decide (NULL, *refused* as it was). */
+ * decided, as _decide reads it: the name _url._url_name gives (its Found, the scan going
+ * on with the same matches), but a Springer book's, whose chapter may follow a blank
+ * (_completed: NULL, to _decide); else the walk's (scan_walk's answer). */
 static PyObject *
-scan_url_walk(ScanObject *self, Py_ssize_t start, Py_ssize_t end, int *refused)
+scan_url(ScanObject *self, Py_ssize_t start, Py_ssize_t end, int *refused)
 {
     if (self->resume != Py_None || !dk_rule_ready()) {
         return NULL; /* (a stream's chunk; or the rules not handed over: Python reads it) */
@@ -403,12 +403,30 @@ scan_url_walk(ScanObject *self, Py_ssize_t start, Py_ssize_t end, int *refused)
         written_end--; /* (as scan_decided_span trims it) */
     }
     PyObject *written = PyUnicode_Substring(self->text, start, written_end);
-    int unnamed = written == NULL ? -1 : dk_rule_url_unnamed(written);
-    Py_XDECREF(written);
-    if (unnamed <= 0) {
-        return NULL; /* (with the exception, if any) */
+    PyObject *name = written == NULL ? NULL : dk_rule_url_name(written);
+    if (name == NULL || name == Py_None) {
+        Py_XDECREF(written);
+        Py_XDECREF(name);
+        return name == NULL ? NULL : scan_walk(self, 1, start, end, -1, refused);
     }
-    return scan_walk(self, 1, start, end, -1, refused);
+    int book = 1;
+    if (written_end < PyUnicode_GET_LENGTH(self->text) && READ(written_end) == ' ') {
+        book = PyUnicode_Check(name) && PyUnicode_IS_ASCII(name) ? dk_rule_book(name) : 1;
+    }
+    else {
+        book = !PyUnicode_Check(name); /* (no blank after it: no chapter) */
+    }
+    if (book) {
+        Py_DECREF(written);
+        Py_DECREF(name);
+        return NULL; /* _decide reads it */
+    }
+    PyObject *found = scan_found_as(self, start, written_end, written, name, NULL, NULL);
+    Py_DECREF(written);
+    if (found != NULL) {
+        self->position = written_end;
+    }
+    return found;
 }
 
 static PyObject *scan_step(ScanObject *self);
