@@ -90,22 +90,27 @@ dk_is_hex(Py_UCS4 c)
  * *set* (for the rest); whether text[at:] is the ASCII str *ascii* (within *length*; its
  * letters in either case with *fold*); whether one of the strs of *tuple* is in
  * text[low:high]; a call of a rule's pattern or function with 0 to 2 int arguments after
- * *first* (1 when it answers not None, or true with *truth*); whether a common resolver URL
- * ends at *start*; where the token that reaches *start* begins (_url._token_start); whether
- * the candidate at *start* after '/' or '=' is in a URL (_url._in_url); whether _rejoined
- * may rejoin a line (a prefilter); whether each of *count* tuples holds ASCII strs (for the
+ * *first* (dk_call: its answer, a new reference or NULL; dk_answers: 1 when it answers not
+ * None, or true with *truth*); whether a common resolver URL ends at *start*; where the
+ * token that reaches *start* begins (_url._token_start); whether the candidate at *start*
+ * after '/' or '=' is in a URL (_url._in_url); where a line break (_run._LINE_BREAK) at *at*
+ * ends, or -1; whether _rejoined may rejoin the line at *next* (a prefilter); whether
+ * text[at:end] is one of _VIEWS; whether each of *count* tuples holds ASCII strs (for the
  * configure functions). 1, 0, or -1 with an exception, unless said otherwise. */
 int dk_in_set(const char *flags, PyObject *set, Py_UCS4 c);
 int dk_ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *ascii,
                 int fold);
 int dk_any_within(PyObject *text, Py_ssize_t low, Py_ssize_t high, PyObject *tuple);
+PyObject *dk_call(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b);
 int dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b,
                int truth);
 int dk_after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start);
 Py_ssize_t dk_token_start(int kind, const void *data, Py_ssize_t start);
 int dk_in_url_at(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token);
+Py_ssize_t dk_line_break(int kind, const void *data, Py_ssize_t length, Py_ssize_t at);
 int dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end,
-                  Py_ssize_t newline);
+                  Py_ssize_t next);
+int dk_is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end);
 int dk_ascii_tuples(PyObject *const *tuples, int count, const char *who);
 
 /* rules.c: the rules the quick path and the walk read alike (their comments there): 1, 0
@@ -117,7 +122,7 @@ PyObject *dk_rule_url_name(PyObject *written);
 int dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following);
 int dk_rule_trails(Py_UCS4 c);
 int dk_rule_placeholder(PyObject *text, Py_ssize_t at);
-int dk_rule_preprint(PyObject *written);
+int dk_rule_preprint(PyObject *text, Py_ssize_t start, Py_ssize_t end);
 PyObject *dk_rule_mended(PyObject *name);
 int dk_rule_book(PyObject *name);
 int dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end);

@@ -42,21 +42,14 @@ name_of(PyObject *text, Py_ssize_t start, Py_ssize_t end, int *left)
     }
     for (Py_ssize_t at = start; at < end;) {
         Py_UCS4 c = READ(at);
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') { /* _run._LINE_BREAK */
-            Py_ssize_t past = at;
-            while (past < end && (READ(past) == ' ' || READ(past) == '\t')) {
-                past++;
-            }
-            past += past < end && READ(past) == '\r';
-            if (past < end && READ(past) == '\n') {
-                for (past++; past < end && (READ(past) == ' ' || READ(past) == '\t');) {
-                    past++;
-                }
-                at = past;
-                continue;
-            }
+        Py_ssize_t past = c == ' ' || c == '\t' || c == '\r' || c == '\n'
+                              ? dk_line_break(kind, data, end, at)
+                              : -1;
+        if (past >= 0) { /* a line break, dropped (_run._LINE_BREAK) */
+            at = past;
+            continue;
         }
-        else if (c == '\\' && at + 1 < end) { /* _run._ESCAPED_PUNCTUATION */
+        if (c == '\\' && at + 1 < end) { /* _run._ESCAPED_PUNCTUATION */
             Py_UCS4 escaped = READ(at + 1);
             if (dk_marked(walk->unescaped, escaped)) {
                 c = escaped;
@@ -116,7 +109,7 @@ ascii_decoded(PyObject *name)
  * DK_DECIDED, DK_LEFT, or -1 with an exception. */
 int
 dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end, int in_url,
-     PyObject *doi_type, PyObject **doi, Py_ssize_t *found_end)
+             PyObject *doi_type, PyObject **doi, Py_ssize_t *found_end)
 {
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -172,20 +165,17 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
             end = start + keep;
         }
     }
-    PyObject *written = PyUnicode_Substring(text, start, end);
-    if (written == NULL) {
-        return -1;
-    }
-    if (dk_rule_preprint(written)) { /* its version or file cut (_PREPRINT's group 1) */
-        PyObject *version = PyObject_CallOneArg(walk->preprint, written);
+    if (dk_rule_preprint(text, start, end)) { /* its version or file cut (_PREPRINT's group 1) */
+        PyObject *written = PyUnicode_Substring(text, start, end);
+        PyObject *version = written ? PyObject_CallOneArg(walk->preprint, written) : NULL;
         PyObject *cut = version == NULL || version == Py_None
                             ? Py_XNewRef(version)
                             : PyObject_CallMethod(version, "end", "i", 1);
         Py_XDECREF(version);
         Py_ssize_t kept = cut == NULL ? -1 : cut == Py_None ? end - start : PyLong_AsSsize_t(cut);
         Py_XDECREF(cut);
+        Py_XDECREF(written);
         if (kept < 0 || kept > end - start) {
-            Py_DECREF(written);
             if (!PyErr_Occurred()) {
                 PyErr_SetString(PyExc_ValueError, "_PREPRINT: out of range (internal)");
             }
@@ -193,7 +183,6 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
         }
         end = start + kept;
     }
-    Py_DECREF(written);
     int left = 0;
     PyObject *name = name_of(text, start, end, &left);
     if (name == NULL) {

@@ -47,13 +47,7 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
         if (word < end && READ(word) < 128 && Py_ISDIGIT(READ(word))) {
             continue;
         }
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->views); i++) {
-            PyObject *name = PyTuple_GET_ITEM(config->views, i);
-            if (PyUnicode_GET_LENGTH(name) == word - at - 1 &&
-                dk_ascii_at(kind, data, word, at + 1, name, 1)) {
-                view = 1;
-            }
-        }
+        view = dk_is_view(kind, data, at + 1, word);
     }
     return view ? DK_LEFT : DK_DECIDED;
 }
@@ -174,10 +168,8 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
         if (stream) {
             return DK_REFUSED;
         }
-        if (blank < length) {
-            int may = dk_may_rejoin(kind, data, length, end, blank);
-            REFUSE_IF(may > 0 ? dk_answers(config->rejoined, text, 1, end, 0, 0) : may);
-        }
+        Py_ssize_t following; /* (none at the text's end) */
+        REFUSE_IF(dk_rule_rejoined(text, end, &following));
     }
     Py_ssize_t cut = end;
     for (int trails; cut > start; cut--) {
@@ -204,13 +196,10 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     }
     /* what the rules below say: DK_DECIDED while none has said otherwise */
     int verdict = DK_DECIDED;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->preprints); i++) {
-        if (dk_ascii_at(kind, data, length, start, PyTuple_GET_ITEM(config->preprints, i), 0)) {
-            /* a version or a file, which _quick cuts as the walk does (_unversioned) */
-            int said = dk_answers(config->versioned, written, 0, 0, 0, 1);
-            verdict = said < 0 ? -1 : said ? DK_LEFT : DK_DECIDED;
-            break;
-        }
+    if (dk_rule_preprint(text, start, cut)) {
+        /* a version or a file, which _quick cuts as the walk does (_unversioned) */
+        int said = dk_answers(config->versioned, written, 0, 0, 0, 1);
+        verdict = said < 0 ? -1 : said ? DK_LEFT : DK_DECIDED;
     }
     if (verdict == DK_DECIDED && dk_marked(config->placeholder, READ(suffix))) {
         int said = dk_answers(config->is_placeholder, written, 1, suffix - start, 0, 0);

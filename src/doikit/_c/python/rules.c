@@ -65,11 +65,10 @@ dk_any_within(PyObject *text, Py_ssize_t low, Py_ssize_t high, PyObject *tuple)
     return 0;
 }
 
-/* Call *function*(first, *ints*…) — a compiled pattern's match or search, or a rule — with
- * *count* (0 to 2) int arguments: 1 when it answers something that is not None (and true,
- * with *truth*), 0 when not, -1 with an exception. */
-int
-dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b, int truth)
+/* *function*(first, *ints*…) — a compiled pattern's match or search, or a rule — with
+ * *count* (0 to 2) int arguments: its answer (a new reference), NULL with an exception. */
+PyObject *
+dk_call(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b)
 {
     PyObject *call[3] = {first, NULL, NULL};
     Py_ssize_t ints[2] = {a, b};
@@ -77,12 +76,21 @@ dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssiz
         call[i + 1] = PyLong_FromSsize_t(ints[i]);
         if (call[i + 1] == NULL) {
             Py_XDECREF(call[1]);
-            return -1;
+            return NULL;
         }
     }
     PyObject *answer = PyObject_Vectorcall(function, call, 1 + (size_t)count, NULL);
     Py_XDECREF(call[1]);
     Py_XDECREF(call[2]);
+    return answer;
+}
+
+/* dk_call's answer as a verdict: 1 when it is not None (and true, with *truth*), 0 when
+ * not, -1 with an exception. */
+int
+dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b, int truth)
+{
+    PyObject *answer = dk_call(function, first, count, a, b);
     if (answer == NULL) {
         return -1;
     }
@@ -135,20 +143,34 @@ dk_in_url_at(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ss
     return 0;
 }
 
-/* Whether _run._rejoined may rejoin the line after the break at *newline* to the DOI that
- * ends at *end*: only after one of _JOINS_AFTER or a ';' (a SICI's check character), or
- * after a letter or digit before a line that starts with '.' (_BREAK_THEN_DOT); and, but
- * after one of _HYPHENS, only when the next line's first word holds a digit
- * (_run._continues: _CONTINUATION). Else it says None, and is not asked. 1, 0, or -1 with
- * an exception. */
+/* _run._LINE_BREAK ('[ \t]*\r?\n[ \t]*') at *at* in text[:length]: where it ends, or -1
+ * where none starts there. */
+Py_ssize_t
+dk_line_break(int kind, const void *data, Py_ssize_t length, Py_ssize_t at)
+{
+    while (at < length && (READ(at) == ' ' || READ(at) == '\t')) {
+        at++;
+    }
+    at += at < length && READ(at) == '\r';
+    if (at >= length || READ(at) != '\n') {
+        return -1;
+    }
+    for (at++; at < length && (READ(at) == ' ' || READ(at) == '\t');) {
+        at++;
+    }
+    return at;
+}
+
+/* Whether _run._rejoined may rejoin the line that starts at *next* (after the line break,
+ * _LINE_BREAK) to the DOI that ends at *end*: only after one of _JOINS_AFTER or a ';' (a
+ * SICI's check character), or after a letter or digit before a line that starts with '.'
+ * (_BREAK_THEN_DOT); and, but after one of _HYPHENS, only when the next line's first word
+ * holds a digit (_run._continues: _CONTINUATION). Else it says None, and is not asked. 1,
+ * 0, or -1 with an exception. */
 int
-dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end, Py_ssize_t newline)
+dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end, Py_ssize_t next)
 {
     Py_UCS4 last = READ(end - 1);
-    Py_ssize_t next = newline + 1;
-    while (next < length && (READ(next) == ' ' || READ(next) == '\t')) {
-        next++;
-    }
     if (last == ';') {
         return 1;
     }
@@ -235,11 +257,11 @@ may_mend(PyObject *found)
 }
 
 /* Whether the name *found* (an ASCII str) may be a Springer book's (_hyphens.
- * is_springer_book): the prefix _SPRINGER, and a suffix that starts with a digit (an ISBN:
- * _hyphens._hyphenated). Read on the name, not the text: a URL's escape may write the
- * digit. */
-static int
-may_be_book(PyObject *found)
+ * is_springer_book), whose chapter a blank may have cut off (_make._completed asks): the
+ * prefix _SPRINGER, and a suffix that starts with a digit (an ISBN: _hyphens._hyphenated).
+ * Read on the name, not the text: a URL's escape may write the digit. */
+int
+dk_rule_book(PyObject *found)
 {
     Py_ssize_t size = PyUnicode_GET_LENGTH(found);
     Py_ssize_t prefix = PyUnicode_GET_LENGTH(config->springer);
@@ -404,27 +426,15 @@ dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    Py_ssize_t newline = at; /* _run._LINE_BREAK must match at *at* */
-    while (newline < length && (READ(newline) == ' ' || READ(newline) == '\t')) {
-        newline++;
-    }
-    if (newline < length && READ(newline) == '\r') {
-        newline++;
-    }
-    if (at == 0 || newline >= length || READ(newline) != '\n') {
+    Py_ssize_t next = at > 0 ? dk_line_break(kind, data, length, at) : -1;
+    if (next < 0) {
         return 0;
     }
-    int may = dk_may_rejoin(kind, data, length, at, newline);
+    int may = dk_may_rejoin(kind, data, length, at, next);
     if (may <= 0) {
         return may;
     }
-    PyObject *where = PyLong_FromSsize_t(at);
-    if (where == NULL) {
-        return -1;
-    }
-    PyObject *call[] = {text, where};
-    PyObject *answer = PyObject_Vectorcall(config->rejoined, call, 2, NULL);
-    Py_DECREF(where);
+    PyObject *answer = dk_call(config->rejoined, text, 1, at, 0);
     if (answer == NULL) {
         return -1;
     }
@@ -467,15 +477,15 @@ dk_rule_placeholder(PyObject *text, Py_ssize_t at)
     return dk_answers(config->is_placeholder, text, 1, at, 0, 0);
 }
 
-/* Whether *written* (an ASCII str) starts as a preprint server's names do (_PREPRINTS):
- * _make then cuts its version or file (_PREPRINT). */
+/* Whether the name at text[start:end] starts as a preprint server's names do (_PREPRINTS):
+ * _quick and _make then cut its version or file (_PREPRINT). */
 int
-dk_rule_preprint(PyObject *written)
+dk_rule_preprint(PyObject *text, Py_ssize_t start, Py_ssize_t end)
 {
-    Py_ssize_t size = PyUnicode_GET_LENGTH(written);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->preprints); i++) {
-        if (dk_ascii_at(PyUnicode_1BYTE_KIND, PyUnicode_1BYTE_DATA(written), size, 0,
-                        PyTuple_GET_ITEM(config->preprints, i), 0)) {
+        if (dk_ascii_at(kind, data, end, start, PyTuple_GET_ITEM(config->preprints, i), 0)) {
             return 1;
         }
     }
@@ -493,17 +503,9 @@ dk_rule_mended(PyObject *name)
     return PyObject_CallOneArg(config->mended, name);
 }
 
-/* Whether the ASCII name *name* may be a Springer book's, whose chapter a blank may have
- * cut off (_make._completed asks). */
+/* Whether text[at:end] is one of _VIEWS, in either case. */
 int
-dk_rule_book(PyObject *name)
-{
-    return may_be_book(name);
-}
-
-/* Whether *segment* (text[at:end]) is one of _VIEWS, in either case. */
-static int
-is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
+dk_is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
 {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->views); i++) {
         PyObject *view = PyTuple_GET_ITEM(config->views, i);
@@ -534,7 +536,7 @@ dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssiz
         }
     }
     Py_ssize_t slashes = 0, segment = suffix, dot = 0;
-    if (READ(suffix - 1) == '/' && is_view(kind, data, suffix, end)) {
+    if (READ(suffix - 1) == '/' && dk_is_view(kind, data, suffix, end)) {
         return 1; /* (a view right after the separator: the suffix cut whole) */
     }
     for (Py_ssize_t at = suffix; at < end; at++) {
@@ -544,14 +546,14 @@ dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssiz
         }
         dot |= c == '.';
         if (c == '/') {
-            if (++slashes > 1 || is_view(kind, data, segment, at)) {
+            if (++slashes > 1 || dk_is_view(kind, data, segment, at)) {
                 return 1;
             }
             segment = at + 1;
             dot = 0;
         }
     }
-    if (slashes && (dot || is_view(kind, data, segment, end))) {
+    if (slashes && (dot || dk_is_view(kind, data, segment, end))) {
         return 1;
     }
     /* (the badge must be in the token: _in_url_length asks both) */

@@ -199,6 +199,19 @@ scan_found(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *from, P
 
 static PyObject *scan_decided_span(ScanObject *self, int in_url, PyObject *span,
                                    Py_ssize_t start, Py_ssize_t end);
+
+/* Where the candidate text[start:end] ends once trimmed of trailing punctuation
+ * (_TRAIL_CHARS), as _scan trims a candidate the pattern has decided. */
+static Py_ssize_t
+trimmed(ScanObject *self, Py_ssize_t start, Py_ssize_t end)
+{
+    int kind = PyUnicode_KIND(self->text);
+    const void *data = PyUnicode_DATA(self->text);
+    while (end > start && dk_marked(self->trail, READ(end - 1))) {
+        end--;
+    }
+    return end;
+}
 static PyObject *scan_quick(ScanObject *self, PyObject *span, Py_ssize_t start, Py_ssize_t end,
                             int *refused, int *in_url_said);
 static PyObject *scan_walk(ScanObject *self, int group, Py_ssize_t start, Py_ssize_t end,
@@ -286,9 +299,7 @@ scan_decided_span(ScanObject *self, int in_url, PyObject *span, Py_ssize_t start
     }
     int unicode_kind = PyUnicode_KIND(self->text);
     const void *data = PyUnicode_DATA(self->text);
-    while (end > start && dk_marked(self->trail, PyUnicode_READ(unicode_kind, data, end - 1))) {
-        end--;
-    }
+    end = trimmed(self, start, end);
     if (end == start) {
         return NULL; /* nothing left (the pattern's matches start with '10.': never) */
     }
@@ -398,10 +409,7 @@ scan_url(ScanObject *self, Py_ssize_t start, Py_ssize_t end, int *refused)
     }
     int kind = PyUnicode_KIND(self->text);
     const void *data = PyUnicode_DATA(self->text);
-    Py_ssize_t written_end = end;
-    while (written_end > start && dk_marked(self->trail, READ(written_end - 1))) {
-        written_end--; /* (as scan_decided_span trims it) */
-    }
+    Py_ssize_t written_end = trimmed(self, start, end);
     PyObject *written = PyUnicode_Substring(self->text, start, written_end);
     PyObject *name = written == NULL ? NULL : dk_rule_url_name(written);
     if (name == NULL || name == Py_None) {

@@ -66,11 +66,7 @@ semicolon(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t after, Py_ssiz
           Py_ssize_t *next)
 {
     if (at != reading->reference_end) {
-        PyObject *call[] = {text, PyLong_FromSsize_t(at), PyLong_FromSsize_t(at + 1)};
-        PyObject *answer =
-            call[1] && call[2] ? PyObject_Vectorcall(walk->separated, call, 3, NULL) : NULL;
-        Py_XDECREF(call[1]);
-        Py_XDECREF(call[2]);
+        PyObject *answer = dk_call(walk->separated, text, 2, at, at + 1);
         if (answer == NULL) {
             return -1;
         }
@@ -84,10 +80,12 @@ semicolon(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t after, Py_ssiz
             return ENDS;
         }
     }
-    Py_ssize_t last = at;
-    while (PyUnicode_READ_CHAR(text, at) == ';' && last + 1 < PyUnicode_GET_LENGTH(text) &&
-           PyUnicode_READ_CHAR(text, last + 1) == ';') {
-        last++;
+    Py_ssize_t last = at; /* (at a reference to a ';', its '&': no row) */
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    if (PyUnicode_READ_CHAR(text, at) == ';') {
+        while (last + 1 < length && PyUnicode_READ_CHAR(text, last + 1) == ';') {
+            last++;
+        }
     }
     *next = last > after ? last : after;
     return GOES_ON;
@@ -141,10 +139,7 @@ deciding_rule(PyObject *text, Run *reading, Py_UCS4 c, Py_ssize_t at, Py_ssize_t
 static int
 reference(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
 {
-    PyObject *where = PyLong_FromSsize_t(at);
-    PyObject *call[] = {text, where};
-    PyObject *entity = where ? PyObject_Vectorcall(walk->entity, call, 2, NULL) : NULL;
-    Py_XDECREF(where);
+    PyObject *entity = dk_call(walk->entity, text, 1, at, 0);
     if (entity == NULL) {
         return -1;
     }
@@ -257,7 +252,7 @@ grow(PyObject *text, Py_ssize_t index, int in_url, Py_ssize_t *end, Py_ssize_t *
     return DK_DECIDED;
 }
 
-/* The candidate of *group* (2 or 3) at text[start:match_end] of a whole text, as
+/* The candidate of *group* (1 to 3) at text[start:match_end] of a whole text, as
  * _extract._walked reads it: see dk_walk in speedups.h. */
 int
 dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int in_url_said,
@@ -294,7 +289,7 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
          * catalogue's subfield code */
         Py_ssize_t page_from = start > 8 ? start - 8 : 0, code_from = start > 3 ? start - 3 : 0;
         int page = dk_answers(walk->page_range, text, 2, page_from, start, 0);
-        badge = page != 0 ? 0 : dk_answers(walk->shields, text, 1, start, 0, 1);
+        badge = page < 0 ? -1 : dk_answers(walk->shields, text, 1, start, 0, 1);
         int subfield =
             page != 0 || badge != 0 ? 0 : dk_answers(walk->subfield, text, 2, code_from, start, 0);
         if (page < 0 || badge < 0 || subfield < 0) {
@@ -302,12 +297,6 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
         }
         if (!page && !badge && !subfield) {
             return DK_REFUSED;
-        }
-        if (!badge) { /* (after a page range or a subfield code: a badge's label too?) */
-            badge = dk_answers(walk->shields, text, 1, start, 0, 1);
-            if (badge < 0) {
-                return -1;
-            }
         }
     }
     int in_url =
@@ -351,21 +340,8 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
     if (read != DK_DECIDED) {
         return read;
     }
-    Py_ssize_t placeholder = suffix; /* after a line break right after the prefix */
-    while (placeholder < length && (READ(placeholder) == ' ' || READ(placeholder) == '\t')) {
-        placeholder++;
-    }
-    placeholder += placeholder < length && READ(placeholder) == '\r';
-    if (placeholder < length && READ(placeholder) == '\n') {
-        for (placeholder++; placeholder < length &&
-                            (READ(placeholder) == ' ' || READ(placeholder) == '\t');) {
-            placeholder++;
-        }
-    }
-    else {
-        placeholder = suffix;
-    }
-    int said = dk_rule_placeholder(text, placeholder);
+    Py_ssize_t placeholder = dk_line_break(kind, data, length, suffix); /* (after one) */
+    int said = dk_rule_placeholder(text, placeholder < 0 ? suffix : placeholder);
     if (said != 0) {
         *position = run; /* past the whole token */
         return said < 0 ? -1 : DK_REFUSED;
@@ -436,7 +412,7 @@ dk_walk_one(PyObject *Py_UNUSED(module), PyObject *args)
 }
 
 /* configure_walk(**parts): doikit._extract's parts, once (internal); until it has
- * succeeded, dk_walk leaves every candidate to the Python walk-> */
+ * succeeded, dk_walk leaves every candidate to the Python walk. */
 PyObject *
 dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
 {
