@@ -104,6 +104,24 @@ ascii_decoded(PyObject *name)
     return PyUnicode_DecodeASCII(out, length, NULL);
 }
 
+/* Cut *end* to *start* and the length a rule has answered (*kept*, an int; a reference
+ * this takes, or NULL with an exception): 0, or -1 with an exception (also when the length
+ * is not one of the candidate's, text[start:*end]; *rule* names the rule). */
+static int
+cut_to(PyObject *kept, Py_ssize_t start, Py_ssize_t *end, const char *rule)
+{
+    Py_ssize_t keep = kept == NULL ? -1 : PyLong_AsSsize_t(kept);
+    Py_XDECREF(kept);
+    if (keep < 0 || keep > *end - start) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_ValueError, "%s: out of range (internal)", rule);
+        }
+        return -1;
+    }
+    *end = start + keep;
+    return 0;
+}
+
 /* _make._make for a whole text, for a candidate the walk has read whole in ASCII (not a
  * URN): the DOI (a new reference in *doi*, or NULL: no DOI) written text[start:*found_end].
  * DK_DECIDED, DK_LEFT, or -1 with an exception. */
@@ -154,34 +172,25 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
                                          : NULL;
             Py_XDECREF(raw);
             Py_XDECREF(from);
-            Py_ssize_t keep = kept == NULL ? -1 : PyLong_AsSsize_t(kept);
-            Py_XDECREF(kept);
-            if (keep < 0 || keep > end - start) {
-                if (!PyErr_Occurred()) {
-                    PyErr_SetString(PyExc_ValueError, "_in_url_length: out of range (internal)");
-                }
+            if (cut_to(kept, start, &end, "_in_url_length") < 0) {
                 return -1;
             }
-            end = start + keep;
         }
     }
     if (dk_rule_preprint(text, start, end)) { /* its version or file cut (_PREPRINT's group 1) */
         PyObject *written = PyUnicode_Substring(text, start, end);
         PyObject *version = written ? PyObject_CallOneArg(walk->preprint, written) : NULL;
-        PyObject *cut = version == NULL || version == Py_None
-                            ? Py_XNewRef(version)
-                            : PyObject_CallMethod(version, "end", "i", 1);
-        Py_XDECREF(version);
-        Py_ssize_t kept = cut == NULL ? -1 : cut == Py_None ? end - start : PyLong_AsSsize_t(cut);
-        Py_XDECREF(cut);
         Py_XDECREF(written);
-        if (kept < 0 || kept > end - start) {
-            if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_ValueError, "_PREPRINT: out of range (internal)");
+        if (version != Py_None) { /* (None: no version, nothing cut) */
+            PyObject *kept = version ? PyObject_CallMethod(version, "end", "i", 1) : NULL;
+            Py_XDECREF(version);
+            if (cut_to(kept, start, &end, "_PREPRINT") < 0) {
+                return -1;
             }
-            return -1;
         }
-        end = start + kept;
+        else {
+            Py_DECREF(version);
+        }
     }
     int left = 0;
     PyObject *name = name_of(text, start, end, &left);
