@@ -710,6 +710,9 @@ def test_mending_only_puts_hyphens_back_and_is_done_once(name: str) -> None:
         # a digit str.isdigit() takes and int() does not ('²') in what may be an ISBN (it
         # raised ValueError)
         ("see 10.1007/1-2345678\u00b29 9", ["10.1007/1-2345678\u00b29"]),
+        # an ISBN-10's check character that is neither a digit nor 'X' (it raised ValueError
+        # in a URL, where the chapter rule asks whether the name is a Springer book's)
+        ("https://x.org/10.1007/978978-020-S x", ["10.1007/978978-020-S"]),
     ],
 )
 def test_names_the_mending_rules_once_misread(text: str, found: list[str]) -> None:
@@ -727,6 +730,7 @@ def test_names_the_mending_rules_once_misread(text: str, found: list[str]) -> No
 @example("10.1007/3540-85064-9")  # an ISBN-10 a hyphen short
 @example("10.1007/978-3-030-030834_4")
 @example("10.1037/0000123000")  # an APA book a hyphen short
+@example("10.1007/978978-020-S")  # an ISBN-10's check character neither a digit nor 'X'
 def test_the_c_paths_mend_names_as_the_walk(name: str) -> None:
     """The C quick path and the C walk ask mended() about every name it may change (they
     read its branches to skip the rest), as the Python walk mends them."""

@@ -131,7 +131,12 @@ def _hyphenated(digits: str) -> str | None:
         return None  # (str.isdigit() takes digits int() does not read, '²' among them)
     if len(digits) == 13 and digits.isdigit() and _isbn13_checks(digits):
         cuts = _isbn_cuts(digits)
-    elif len(digits) == 10 and digits[:9].isdigit() and _isbn10_checks(digits):
+    elif (
+        len(digits) == 10
+        and digits[:9].isdigit()
+        and (digits[9].isdigit() or digits[9] in "Xx")  # (the check character)
+        and _isbn10_checks(digits)
+    ):
         cuts = tuple(cut - 3 for cut in _isbn_cuts("978" + digits)[1:])
     else:
         return None
