@@ -360,6 +360,17 @@ EDGES = st.sampled_from(
         "&eacute;",
         "&#x3C;",
         "&#40;",
+        # the pattern decides DOIs before a tag and a blank line; astral characters end
+        # the common shape's run
+        "\n\n",
+        " \r\n\t\r\n",
+        "\n\f",
+        "<td>",
+        "<br/>",
+        "<!--",
+        "\U0001d173",
+        "\U000e0020",
+        "\U00010000",
     ]
 )
 
@@ -749,7 +760,7 @@ def test_the_c_paths_mend_names_as_the_walk(name: str) -> None:
         "cite |doi=10.2307/2308078 | mr",  # a doi parameter
         "id=10.1007/s10009-004-0175-4, then",  # a Springer article's name (mended: asked)
         "ends 10.1000/abc.def.\nnext line",  # a line end that is no break (rejoined: asked)
-        "<a>10.1000/xyz</a>",  # before a tag
+        "see a=10.1000/xyz</a>",  # before a tag
     ],
 )
 def test_the_c_quick_path_decides_the_common_shape(text: str) -> None:
@@ -757,6 +768,45 @@ def test_the_c_quick_path_decides_the_common_shape(text: str) -> None:
     to _decide or _walked (which would find the same, more slowly)."""
     assert any(match.lastindex == 2 for match in _extract._candidates().finditer(text))
     assert _c_scan_asks(text) == ([], [])
+
+
+def test_the_pattern_s_whitespace_is_python_s() -> None:
+    """_pattern._WHITESPACE, spelled out for speed, is every character str.isspace() and a
+    str pattern's '\\s' take; the common shape's run takes no character outside the BMP
+    and none that is never Graphic."""
+    from doikit._extract import _pattern  # noqa: PLC0415 - its parts
+
+    spaces = {chr(code) for code in range(0x110000) if chr(code).isspace()}
+    assert {c for c in map(chr, range(0x110000)) if re.match(rf"[{_pattern._WHITESPACE}]", c)} == (
+        spaces
+    )
+    assert spaces == {c for c in map(chr, range(0x110000)) if re.match(r"\s", c)}
+    plain = re.compile(_pattern._ANY_PLAIN)
+    not_graphic = re.compile(f"[{_pattern._NOT_GRAPHIC}]")
+    for code in (*range(0x10000), 0x10000, 0x1F600, 0x110BD, 0xE0020, 0x10FFFF):
+        char = chr(code)
+        if not_graphic.match(char) or char.isspace() or code > 0xFFFF:
+            assert plain.match(char) is None, hex(code)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("<a>10.1000/xyz</a>", "10.1000/xyz"),  # before a tag
+        ("<td>10.1000/xyz.</td>", "10.1000/xyz"),  # trailing punctuation, then a tag
+        ("see https://doi.org/10.1000/xyz<br/>", "10.1000/xyz"),  # a resolver URL, a tag
+        ("see 10.1000/xyz\n\nNext", "10.1000/xyz"),  # before a blank line
+        ("see doi:10.1000/xyz.\r\n  \r\nNext", "10.1000/xyz"),  # after '.', a blank line
+        ("see 10.1000/xyz/\n\x0cpage", "10.1000/xyz"),  # after '/', a form feed
+    ],
+)
+def test_the_pattern_decides_a_doi_before_a_tag_or_a_blank_line(text: str, name: str) -> None:
+    """A tag ends a DOI (the walk's _opener), and no line is joined across a blank line or
+    other whitespace (_run._continues): the candidate pattern decides these itself."""
+    matches = list(_extract._candidates().finditer(text))
+    assert [match.lastindex in (None, 1) for match in matches] == [True]
+    assert [str(found.doi) for found in doikit.find_all(text)] == [name]
+    assert list(doikit.find_all(text)) == walked(text)
 
 
 @pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C quick path")
@@ -847,7 +897,7 @@ def test_the_c_walk_answers_as_the_walk_on_the_wild_corpus() -> None:
     snippets = [json.loads(line)["text"] for line in WILD_CORPUS.read_text("utf-8").splitlines()]
     decided = sum(_c_walk_agrees(snippet) for snippet in snippets)
     decided += _c_walk_agrees("\n\n".join(snippets))
-    assert decided > 5_400  # of 5,640 (5,546 at the time of writing: the rest to Python)
+    assert decided > 4_650  # of 4,803 (4,739 at the time of writing: the rest to Python)
 
 
 @pytest.mark.parametrize(

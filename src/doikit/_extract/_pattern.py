@@ -153,13 +153,30 @@ _URL_FIRST: Final = _class(
 # format characters, surrogates, private use: every assigned code point that is not Graphic,
 # as of Python 3.11's Unicode), so that binary or odd text never makes a run long only for
 # isprintable() to cut it back; the rest (unassigned code points) isprintable() still cuts.
-_NOT_GRAPHIC: Final = (
+_NOT_GRAPHIC_BMP: Final = (
     "\\x00-\\x1f\\x7f-\\x9f\\xad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e"
     "\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ud800-\\uf8ff\\ufeff\\ufff9-\\ufffb"
+)
+_NOT_GRAPHIC: Final = _NOT_GRAPHIC_BMP + (
     "\\U000110bd\\U000110cd\\U00013430-\\U00013438\\U0001bca0-\\U0001bca3\\U0001d173-\\U0001d17a"
     "\\U000e0001\\U000e0020-\\U000e007f\\U000f0000-\\U0010ffff"
 )
-_ANY_PLAIN: Final = rf"[^\s\"()\[\]{{}}<>,;&${_ENDERS}{_NOT_GRAPHIC}]"
+# Python's whitespace (str.isspace(), what '\s' matches in a str pattern: a test holds the
+# two equal), spelled out: in a class without '\s' the engine tells a character by one
+# table look-up, where '\s' costs it a call (BENCHMARKS.md, session 25).
+_WHITESPACE: Final = (
+    "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+# The characters of group 2's run (the common shape): any but whitespace, '"', the brackets,
+# the deciding and ending characters, and what is never Graphic; outside the BMP, none (no
+# real DOI holds one): its run ends there, and the walk reads the rest. One range there, not
+# the eight of _NOT_GRAPHIC, which the engine would try one by one for every character of
+# every candidate in a text that holds any character outside the BMP (an emoji makes the
+# whole text so): a twelfth of the pattern's time on the wild corpus.
+_ANY_PLAIN: Final = (
+    rf"[^{_WHITESPACE}\"()\[\]{{}}<>,;&${_ENDERS}{_NOT_GRAPHIC_BMP}\U00010000-\U0010ffff]"
+)
 # A registrant code with 4 digits in a row in one of its first three segments: neither a
 # ratio nor an IPv4 route (_looks_like_a_number), with or without a DOI marker.
 _REGISTRANT: Final = (
@@ -184,17 +201,23 @@ _PREPRINT_NAMES: Final = (
 # there costs the scan 6%: callgrind, BENCHMARKS.md).
 _NO_PREPRINT: Final = rf"(?!{_PREPRINT_NAMES}(?:[vV][0-9]|\.[a-zA-Z]))"
 _SUFFIX_GATE: Final = rf"{MENDABLE_PREFIXED}|{MENDABLE_SUFFIX}"
+# An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'
+# (ASCII, either case; _run._TAG, the walk's, is compiled from it).
+_TAG_SOURCE: Final = r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)"
 # What may follow a DOI the pattern decides, in one look-ahead whose first branches take
-# the common cases at once: a quote, closer or ender; blanks before more text; or a line
+# the common cases at once: a quote, closer or ender; blanks before more text; a line
 # break, when the line does not end in a character after which a broken DOI may go on
 # ('/', '.', '-', ')', ':', and ';' for a SICI name's check character) and the next line
-# starts with neither '.' nor a blank; or a ',' last in the trailing punctuation. Anything
-# else (the end of the text, a blank line, a next line starting with '.') is left to the
-# walk, which decides every case.
-_DECIDED_END: Final = r"(?=[\")\]}>|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ \t]*+[^.\s]|(?<=,))"
-_DECIDED_END_IN_URL: Final = (
-    r"(?=[\")\]}>?#'|`]|[ \t]++[^\s]|(?<![/.\-):;])[ \t]*+\r?\n[ \t]*+[^.\s]|(?<=,))"
+# starts with neither '.' nor a blank; a line break before a blank line or other whitespace
+# (no line is joined across one: _run._continues); an HTML tag (the walk's _run._opener
+# ends the DOI there); or a ',' last in the trailing punctuation. Anything else (the end
+# of the text, a next line starting with '.') is left to the walk, which decides every
+# case.
+_LINE_END_DECIDES: Final = (
+    r"(?<![/.\-):;])[ \t]*+\r?\n[ \t]*+[^.\s]|[ \t]*+\r?\n[ \t]*+\s|(?ai:" + _TAG_SOURCE + ")"
 )
+_DECIDED_END: Final = rf"(?=[\")\]}}>|`]|[ \t]++[^\s]|{_LINE_END_DECIDES}|(?<=,))"
+_DECIDED_END_IN_URL: Final = rf"(?=[\")\]}}>?#'|`]|[ \t]++[^\s]|{_LINE_END_DECIDES}|(?<=,))"
 # Where the bare start (group 3) is tried. The walk refuses a start glued to a digit or '.'
 # (_GLUED), save after a catalogue's subfield code ('$$1', _SUBFIELD_BEFORE) or before a line
 # break (it refuses that start too, but the scan then goes on after the next line's prefix).
@@ -216,7 +239,7 @@ _CANDIDATE_PATTERN: Final = (
     rf"{_suffix(_URL_PLAIN, _URL_FIRST, _PLACEHOLDER_FIRST, gate=_SUFFIX_GATE)}{_TRAIL}"
     rf"{_DECIDED_END_IN_URL}()"
     # 2: registrant and suffix (the group) of the same shape, any characters
-    rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^\s\"]{{0,255}}+(?:[\s\"]|\Z))"
+    rf"|(?<![0-9A-Za-z._\-]10\.)(?=[^{_WHITESPACE}\"]{{0,255}}+(?:[{_WHITESPACE}\"]|\Z))"
     rf"{_REGISTRANT}/({_suffix(_ANY_PLAIN, _ANY_PLAIN)})"
     # 3: the bare start (a line break may follow '10.': 'doi:10.' + '1162/…' in PDF text)
     rf"|{_BARE_START}(?:[ \t]*\r?\n[ \t]*)?[0-9]+(?:\.[0-9]+)*{_SEPARATOR}()"

@@ -18,7 +18,7 @@ PROSE: Final = (
         found="`10.1000/182`",
         vectors=("66-prose-quotes", "73-prose-html"),
         paths={
-            "pattern": ("_pattern._DECIDED_END", "_pattern._ANY_PLAIN"),
+            "pattern": ("_pattern._DECIDED_END", "_pattern._TAG_SOURCE", "_pattern._ANY_PLAIN"),
             "quick": ("_quick._QUICK_ENDS", "_run._TAG"),
             "walk": ("_run._STOPS_IN_TEXT", "_run._line_end", "_run._opener"),
             "C scan": ("quick.c:dk_quick", "walk.c:stop_rule"),

@@ -13,14 +13,15 @@ from doikit._extract._pattern import (
     _NOT_GRAPHIC,
     _NUMBER_FIELD,
     _OPENERS,
+    _TAG_SOURCE,
 )
 from doikit._syntax import PREFIX_PATTERN, URI_HEADS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# An HTML tag or comment begins here: '</', '<!', or '<' + a letter + tag-like text + '>'.
-_TAG: Final = re.compile(r"<(?:/|!|[a-z][a-z0-9]*(?:\s[^<>]*)?/?>)", re.IGNORECASE | re.ASCII)
+# An HTML tag or comment begins here (_pattern._TAG_SOURCE).
+_TAG: Final = re.compile(_TAG_SOURCE, re.IGNORECASE | re.ASCII)
 # The start of one that reaches the end of the text (a stream's next chunk may close it):
 # on one line and within 240 characters, so that a stray '<b ' before prose does not hold
 # a stream's DOI until _MAX_CARRY.
