@@ -770,6 +770,53 @@ def test_the_c_quick_path_decides_the_common_shape(text: str) -> None:
     assert _c_scan_asks(text) == ([], [])
 
 
+URL_PIECES = st.sampled_from(
+    [
+        "h",
+        "https",
+        "://",
+        ":/",
+        ":",
+        "/",
+        "www",
+        "WWW",
+        ".",
+        "w",
+        "x",
+        "-",
+        "+",
+        "_",
+        "=",
+        "url",
+        "org",
+        "a1",
+        "9",
+        ":80",
+        "é",
+        "ｗ",
+        "W",
+        " ",
+        "?",
+        "&",
+    ]
+)
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C quick path")
+@given(st.lists(URL_PIECES, max_size=12).map("".join), st.integers(0, 40), st.integers(0, 40))
+@example("url=https://x", 0, 13)
+@example("www.x", 0, 3)  # 'www.' cut by the end: asked of the pattern
+def test_the_c_paths_read_a_url_token_as_the_pattern(text: str, token: int, end: int) -> None:
+    """The C paths say at once where _url._URL_TOKEN matches a scheme's or 'www.' token,
+    and ask the pattern the rest: always its answer."""
+    from doikit._extract._url import _URL_TOKEN  # noqa: PLC0415 - its parts
+
+    assert _SPEEDUPS is not None
+    token, end = min(token, len(text)), min(end, len(text))
+    end = max(token, end)
+    assert _SPEEDUPS.url_token(text, token, end) == (_URL_TOKEN.match(text, token, end) is not None)
+
+
 def test_the_pattern_s_whitespace_is_python_s() -> None:
     """_pattern._WHITESPACE, spelled out for speed, is every character str.isspace() and a
     str pattern's '\\s' take; the common shape's run takes no character outside the BMP

@@ -98,6 +98,10 @@ dk_is_hex(Py_UCS4 c)
  * text[at:end] is one of _VIEWS; whether each of *count* tuples holds ASCII strs (for the
  * configure functions). 1, 0, or -1 with an exception, unless said otherwise. */
 int dk_in_set(const char *flags, PyObject *set, Py_UCS4 c);
+/* scan.c: text[start:end] without a search for its widest character where it is ASCII;
+ * whether a str is text[start:end] */
+PyObject *dk_slice(PyObject *text, Py_ssize_t start, Py_ssize_t end);
+int dk_slice_is(PyObject *text, Py_ssize_t start, Py_ssize_t end, PyObject *other);
 int dk_ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, PyObject *ascii,
                 int fold);
 int dk_any_within(PyObject *text, Py_ssize_t low, Py_ssize_t high, PyObject *tuple);
@@ -107,6 +111,7 @@ int dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_
 int dk_after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start);
 Py_ssize_t dk_token_start(int kind, const void *data, Py_ssize_t start);
 int dk_in_url_at(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token);
+int dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, Py_ssize_t end);
 Py_ssize_t dk_line_break(int kind, const void *data, Py_ssize_t length, Py_ssize_t at);
 int dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end,
                   Py_ssize_t next);

@@ -165,7 +165,7 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
             if (may < 0) {
                 return -1;
             }
-            PyObject *raw = PyUnicode_Substring(text, start, end);
+            PyObject *raw = dk_slice(text, start, end);
             PyObject *from = PyLong_FromSsize_t(start);
             PyObject *call[] = {text, from, raw};
             PyObject *kept = raw && from ? PyObject_Vectorcall(walk->url_length, call, 3, NULL)
@@ -178,7 +178,7 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
         }
     }
     if (dk_rule_preprint(text, start, end)) { /* its version or file cut (_PREPRINT's group 1) */
-        PyObject *written = PyUnicode_Substring(text, start, end);
+        PyObject *written = dk_slice(text, start, end);
         PyObject *version = written ? PyObject_CallOneArg(walk->preprint, written) : NULL;
         Py_XDECREF(written);
         if (version != Py_None) { /* (None: no version, nothing cut) */

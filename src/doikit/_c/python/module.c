@@ -150,6 +150,10 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("walk(text, group, start, end, doi, /)\n--\n\n"
                "The C walk's answer for one candidate: None (left to Python), or (DOI or "
                "None, its end or -1, where the scan goes on) (internal).")},
+    {"url_token", dk_url_token_one, METH_VARARGS,
+     PyDoc_STR("url_token(text, token, end, /)\n--\n\n"
+               "Whether _url._URL_TOKEN matches text[token:end], as the C paths read it "
+               "(internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

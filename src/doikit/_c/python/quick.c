@@ -190,7 +190,7 @@ dk_quick(PyObject *text, Py_ssize_t start, Py_ssize_t end, int stream, Py_ssize_
     if (!plain_ascii(kind, data, start, cut)) {
         return DK_LEFT; /* isprintable() and ligatures to read */
     }
-    PyObject *written = PyUnicode_Substring(text, start, cut);
+    PyObject *written = dk_slice(text, start, cut);
     if (written == NULL) {
         return -1;
     }

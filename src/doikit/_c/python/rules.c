@@ -127,11 +127,53 @@ dk_token_start(int kind, const void *data, Py_ssize_t start)
     return low;
 }
 
+/* Whether text[at] (before *end*) is an ASCII letter, or a character of a URL scheme. */
+#define LETTER_AT(at) ((at) < end && READ(at) < 128 && Py_ISALPHA(READ(at)))
+#define SCHEME_AT(at)                                                                        \
+    ((at) < end && READ(at) < 128 &&                                                         \
+     (Py_ISALNUM(READ(at)) || READ(at) == '+' || READ(at) == '.' || READ(at) == '-'))
+
+/* Whether _url._URL_TOKEN matches text[token:end] (1, 0, or -1 with an exception). Said
+ * here where the token starts, after a query parameter's 'name=' or not, with a scheme and
+ * '://' or with 'www.' (the pattern's first branches, where most URLs are read); the
+ * pattern itself is asked the rest. */
+int
+dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, Py_ssize_t end)
+{
+    Py_ssize_t name_end = token; /* a parameter's name ('[a-z][a-z0-9_-]*='), or none */
+    if (LETTER_AT(name_end)) {
+        do {
+            name_end++;
+        } while (name_end < end && READ(name_end) < 128 &&
+                 (Py_ISALNUM(READ(name_end)) || READ(name_end) == '_' || READ(name_end) == '-'));
+        name_end = name_end < end && READ(name_end) == '=' ? name_end + 1 : token;
+    }
+    Py_ssize_t heads[2] = {name_end, token};
+    for (int i = 0; i < (name_end == token ? 1 : 2); i++) {
+        Py_ssize_t at = heads[i];
+        if (LETTER_AT(at)) {
+            Py_ssize_t scheme_end = at + 1;
+            while (SCHEME_AT(scheme_end)) {
+                scheme_end++;
+            }
+            if (scheme_end + 2 < end && READ(scheme_end) == ':' && READ(scheme_end + 1) == '/' &&
+                READ(scheme_end + 2) == '/') {
+                return 1; /* a scheme and '://' */
+            }
+        }
+        if (at + 4 <= end && (READ(at) | 0x20) == 'w' && (READ(at + 1) | 0x20) == 'w' &&
+            (READ(at + 2) | 0x20) == 'w' && READ(at + 3) == '.') {
+            return 1; /* 'www.' */
+        }
+    }
+    return dk_answers(config->url_token, text, 2, token, end, 0);
+}
+
 /* _url._in_url for a candidate after '/' or '=': 1, 0, or -1 with an exception. */
 int
 dk_in_url_at(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token)
 {
-    int said = dk_answers(config->url_token, text, 2, token, start, 0);
+    int said = dk_url_token(text, kind, data, token, start);
     if (said != 0 || READ(start - 1) != '=') {
         return said;
     }
@@ -561,4 +603,25 @@ dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssiz
     Py_ssize_t badge =
         PyUnicode_Find(text, PyTuple_GET_ITEM(config->cut_markers, 0), token, start, 1);
     return badge == -2 ? -1 : badge >= 0;
+}
+
+/* url_token(text, token, end): dk_url_token's answer, for the tests (internal). */
+PyObject *
+dk_url_token_one(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *text;
+    Py_ssize_t token, end;
+    if (!PyArg_ParseTuple(args, "Unn:url_token", &text, &token, &end)) {
+        return NULL;
+    }
+    if (config->heads == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "url_token(): configure_quick() has not been called");
+        return NULL;
+    }
+    if (token < 0 || end < token || end > PyUnicode_GET_LENGTH(text)) {
+        PyErr_SetString(PyExc_ValueError, "url_token(): a token outside the text");
+        return NULL;
+    }
+    int said = dk_url_token(text, PyUnicode_KIND(text), PyUnicode_DATA(text), token, end);
+    return said < 0 ? NULL : PyBool_FromLong(said);
 }
