@@ -210,6 +210,10 @@ HOSTILE = {
     "a URL of broken escapes": "https://x.org/10.1000/%ZZ",
     "placeholders run together": "10.1000/{a}10.1000/xxx$",
     "spaced names behind markers": "doi:10. 1234 / a. ",
+    # (the pattern decides a DOI before a tag or a blank line: its look-ahead reads on)
+    "DOIs before tags never closed": "10.1000/a<b ",
+    "DOIs before tags with long attributes": "10.1000/a<b " + "c=d " * 50 + ">",
+    "DOIs before blank lines": "10.1000/a.\n \n",
 }
 
 
