@@ -164,7 +164,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._in_url",),
             "walk": ("_url._URL_TOKEN", "_url._DOI_PARAMETER", "_walk._MARKER"),
-            "C scan": ("rules.c:dk_in_url_at", "rules.c:dk_rule_in_url"),
+            "C scan": ("rules.c:dk_in_url_at", "rules.c:dk_url_token", "rules.c:dk_rule_in_url"),
         },
     ),
     Rule(
