@@ -817,6 +817,72 @@ def test_the_c_paths_read_a_url_token_as_the_pattern(text: str, token: int, end:
     assert _SPEEDUPS.url_token(text, token, end) == (_URL_TOKEN.match(text, token, end) is not None)
 
 
+LINE_PIECES = st.sampled_from(
+    [
+        "\n",
+        "\r\n",
+        "\r",
+        " ",
+        "\t",
+        "\f",
+        "\x85",
+        "\u3000",
+        ".",
+        ")",
+        "]",
+        "[",
+        "-",
+        "/",
+        ":",
+        ";",
+        "\u2010",
+        "1",
+        "12",
+        "123",
+        "1234",
+        "12345",
+        "a",
+        "Z",
+        "é",
+        "\u0661",
+        '"',
+        "'",
+        "10.",
+        "DOI:",
+        "doi:",
+        "Http:",
+        "https:",
+        "urn:",
+        "info:",
+        "hdl:",
+        "CO;",
+        "2-",
+        "x",
+    ]
+)
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C quick path")
+@given(st.lists(LINE_PIECES, min_size=1, max_size=14).map("".join))
+@example("10.1000/abc.\n28 zoo")  # a page number before words: no continuation
+@example("10.1000/abc.\n8. Name")  # a list number
+@example("x.\n123. Name")  # the bounds of a list number's and a page number's digits
+@example("x.\n1234 Name")
+@example("x.\n12345 Name")
+@example("x.\n12) x")
+@example("x.\n1234\r\n")  # a page number alone, before CRLF
+@example("x.\n123\r5")  # a lone CR
+@example("10.1000/abc-\ndoi:x")  # a new presentation, after a hyphen too
+def test_the_c_paths_rejoin_lines_as_the_walk(text: str) -> None:
+    """The C paths read whether a broken line goes on (_run._rejoined: _continues) at every
+    stop of a whole text as the walk reads it."""
+    from doikit._extract._run import _rejoined  # noqa: PLC0415 - its parts
+
+    assert _SPEEDUPS is not None
+    for at in range(1, len(text) + 1):
+        assert _SPEEDUPS.rejoined(text, at) == _rejoined(text, at), at
+
+
 def test_the_pattern_s_whitespace_is_python_s() -> None:
     """_pattern._WHITESPACE, spelled out for speed, is every character str.isspace() and a
     str pattern's '\\s' take; the common shape's run takes no character outside the BMP

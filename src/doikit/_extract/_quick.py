@@ -20,6 +20,8 @@ from doikit._extract._pattern import (
 from doikit._extract._run import (
     _HYPHENS,
     _JOINS_AFTER,
+    _NOT_CONTINUING,
+    _NOT_CONTINUING_HEADS,
     _SICI_CHECK_BEGUN,
     _SICI_CHECK_BREAK,
     _TAG,
@@ -233,6 +235,8 @@ def _c_quick_parts() -> dict[str, object]:
         "not_isbn": _MENDED_NOT_ISBN,
         "article_hyphens": _ARTICLE_HYPHENS,
         "isbn_hyphens": tuple(sorted(_ISBN_HYPHENS.items())),
+        "not_continuing": _NOT_CONTINUING,
+        "not_continuing_heads": _NOT_CONTINUING_HEADS,
         "springer": _SPRINGER + "/",
         "colon_markers": (_URN, _DOI_PATH_LABEL),
     }

@@ -87,10 +87,17 @@ _CONTINUATION: Final = re.compile(
     r"[^\s\"]*?[0-9]"
 )
 _BREAK_BEGUN: Final = re.compile(r"[ \t]*\r?")
+# (a closer or quote, whitespace, or a start: each written once, for the pattern and the C
+# walk, which reads the heads in either case)
+_NOT_CONTINUING: Final = ")]}>\"'"
+_NOT_CONTINUING_HEADS: Final = (
+    "10.",
+    "http:",
+    "https:",
+    *sorted({head.split(":")[0] + ":" for head in URI_HEADS}),
+)
 _NOT_A_CONTINUATION: Final = re.compile(
-    r"[)\]}>\"'\s]|10\.|"
-    + "|".join(sorted({re.escape(head.split(":")[0] + ":") for head in URI_HEADS}))
-    + "|https?:",
+    rf"[{re.escape(_NOT_CONTINUING)}\s]|" + "|".join(map(re.escape, _NOT_CONTINUING_HEADS)),
     re.IGNORECASE | re.ASCII,
 )
 

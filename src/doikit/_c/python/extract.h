@@ -23,7 +23,9 @@ typedef struct {
     PyObject *ends_set;          /* _quick._QUICK_ENDS (for the rest) */
     PyObject *tag;               /* _run._TAG.match */
     PyObject *sici_check;        /* _run._SICI_CHECK_BREAK */
-    PyObject *rejoined;          /* _run._rejoined(text, at) */
+    PyObject *rejoined;          /* _run._rejoined(text, at): asked after a ';' */
+    char not_continuing[128];    /* _run._NOT_CONTINUING (ASCII) */
+    PyObject *not_continuing_heads; /* _run._NOT_CONTINUING_HEADS: a tuple of ASCII str */
     char joins[128];             /* _run._JOINS_AFTER, its ASCII part */
     PyObject *joins_set;         /* _run._JOINS_AFTER (for the rest) */
     char hyphens[128];           /* _run._HYPHENS, its ASCII part */

@@ -154,6 +154,10 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("url_token(text, token, end, /)\n--\n\n"
                "Whether _url._URL_TOKEN matches text[token:end], as the C paths read it "
                "(internal).")},
+    {"rejoined", dk_rejoined_one, METH_VARARGS,
+     PyDoc_STR("rejoined(text, at, /)\n--\n\n"
+               "Where the C paths say the line after the break at *at* goes on with the DOI "
+               "before it, or None (_run._rejoined) (internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

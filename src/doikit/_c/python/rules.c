@@ -1,12 +1,15 @@
 /* The extractor's rules in C (issue 30) that its quick path (quick.c) and its walk (walk.c)
  * read alike, and what configure_quick() hands over for them (dk_rules).
  *
- * No rule is copied here: each character set, resolver head and marker comes from the
- * Python module that defines it, handed over once by configure_quick() (doikit._extract);
- * each rule with more to it than a character test (a URL's token, a tag, a line break
- * rejoined, a view, a placeholder, a mended hyphen, a URL's escapes) is that module's own
- * compiled pattern or function, called only for the candidates that reach it, behind exact
- * prefilters (may_rejoin, may_mend, url_may_cut) that say no only where the rule would. */
+ * Each character set, resolver head and marker comes from the Python module that defines
+ * it, handed over once by configure_quick() (doikit._extract). Two rules are read here in
+ * full, each held to its Python by a test on any text (url_token(), rejoined()): whether a
+ * line broken after a DOI goes on (_run._continues), and a URL token that starts with a
+ * scheme or 'www.' (_url._URL_TOKEN's first branches). Each other rule with more to it than
+ * a character test (the rest of a URL's token, a tag, a SICI's check character, a view, a
+ * placeholder, a mended hyphen, a URL's escapes) is that module's own compiled pattern or
+ * function, called only for the candidates that reach it, behind exact prefilters
+ * (may_rejoin, may_mend, url_may_cut) that say no only where the rule would. */
 #include "extract.h"
 
 DkRules dk_rules;
@@ -341,31 +344,33 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
                             "versioned", "placeholder", "is_placeholder", "glued_last",
                             "url_name", "mended_first", "mended", "mended_any", "isbn_starts",
                             "mended_prefixes", "springer", "colon_markers", "not_isbn",
-                            "article_hyphens", "isbn_hyphens", NULL};
+                            "article_hyphens", "isbn_hyphens", "not_continuing",
+                            "not_continuing_heads", NULL};
     PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_stops, *views;
     PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *hyphens, *trailing;
     PyObject *preprints;
     PyObject *versioned, *placeholder, *is_placeholder, *glued_last, *url_name;
     PyObject *mended_first, *mended, *mended_any, *isbn_starts, *mended_prefixes, *springer;
-    PyObject *colon_markers, *not_isbn, *isbn_hyphens;
+    PyObject *colon_markers, *not_isbn, *isbn_hyphens, *not_continuing, *not_continuing_heads;
     Py_ssize_t lookback, article_hyphens;
     if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!O!nO!:configure_quick", names,
+            args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!O!nO!UO!:configure_quick", names,
             &PyTuple_Type, &heads, &boundaries, &lookback, &url_token, &parameter_starts,
             &parameter, &url_stops, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
             &tag, &sici_check, &rejoined, &joins, &hyphens, &trailing, &PyTuple_Type, &preprints,
             &versioned, &placeholder, &is_placeholder, &glued_last, &url_name, &mended_first,
             &mended, &mended_any, &PyTuple_Type, &isbn_starts, &PyTuple_Type, &mended_prefixes,
             &springer, &PyTuple_Type, &colon_markers, &PyTuple_Type, &not_isbn,
-            &article_hyphens, &PyTuple_Type, &isbn_hyphens)) {
+            &article_hyphens, &PyTuple_Type, &isbn_hyphens, &not_continuing, &PyTuple_Type,
+            &not_continuing_heads)) {
         return NULL;
     }
     /* Off while its parts are written: a call that fails leaves it off (every candidate to
      * the Python path), not half configured. */
     Py_CLEAR(config->heads);
-    PyObject *tuples[] = {heads, views, cut_markers, preprints, isbn_starts, mended_prefixes,
-                          colon_markers, not_isbn};
-    if (dk_ascii_tuples(tuples, 8, "configure_quick") < 0) {
+    PyObject *tuples[] = {heads,          views,    cut_markers,         preprints, isbn_starts,
+                          mended_prefixes, colon_markers, not_isbn, not_continuing_heads};
+    if (dk_ascii_tuples(tuples, 9, "configure_quick") < 0) {
         return NULL;
     }
     if (!PyUnicode_IS_ASCII(springer) || lookback < 0 ||
@@ -377,7 +382,8 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
         dk_mark(config->mended_first, mended_first, 1) < 0 ||
         dk_mark(config->url_stops, url_stops, 1) < 0 || dk_mark(config->joins, joins, 0) < 0 ||
         dk_mark(config->hyphens, hyphens, 0) < 0 ||
-        dk_mark(config->mended_any, mended_any, 1) < 0) {
+        dk_mark(config->mended_any, mended_any, 1) < 0 ||
+        dk_mark(config->not_continuing, not_continuing, 1) < 0) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_ValueError, "configure_quick: parts out of range");
         }
@@ -408,6 +414,7 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     Py_XSETREF(config->tag, Py_NewRef(tag));
     Py_XSETREF(config->sici_check, Py_NewRef(sici_check));
     Py_XSETREF(config->rejoined, Py_NewRef(rejoined));
+    Py_XSETREF(config->not_continuing_heads, Py_NewRef(not_continuing_heads));
     Py_XSETREF(config->trailing_set, Py_NewRef(trailing));
     Py_XSETREF(config->preprints, Py_NewRef(preprints));
     Py_XSETREF(config->versioned, Py_NewRef(versioned));
@@ -460,8 +467,72 @@ dk_rule_tag(PyObject *text, Py_ssize_t at)
     return dk_answers(config->tag, text, 1, at, 0, 0);
 }
 
+/* _run._continues for the line that starts at *following* (< length), after a line that
+ * ended in one of _HYPHENS (*hyphen*) or not: 1 or 0. No closer, quote, whitespace or start
+ * of _NOT_A_CONTINUATION begins it (the heads in either case); and, but after a hyphen,
+ * _CONTINUATION: its first word holds a digit, and it is no list number ('8. Name', '2)
+ * Name': up to three digits, '.' or ')', a blank), no '[' and no page number alone (up to
+ * four digits before a blank and a word that starts with no digit, or before the line's
+ * end). */
+static int
+continues(int kind, const void *data, Py_ssize_t length, Py_ssize_t following, int hyphen)
+{
+    Py_UCS4 first = READ(following);
+    if (dk_marked(config->not_continuing, first) || (first < 128 && Py_ISSPACE(first))) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->not_continuing_heads); i++) {
+        PyObject *head = PyTuple_GET_ITEM(config->not_continuing_heads, i);
+        if (dk_ascii_at(kind, data, length, following, head, 1)) {
+            return 0;
+        }
+    }
+    if (hyphen) {
+        return 1;
+    }
+    if (first == '[') {
+        return 0;
+    }
+    Py_ssize_t number = following; /* the digits the line starts with */
+    while (number < length && READ(number) >= '0' && READ(number) <= '9') {
+        number++;
+    }
+    Py_ssize_t digits = number - following;
+    if (digits >= 1 && digits <= 3 && number + 1 < length &&
+        (READ(number) == '.' || READ(number) == ')') &&
+        (READ(number + 1) == ' ' || READ(number + 1) == '\t' || READ(number + 1) == '\r' ||
+         READ(number + 1) == '\n')) {
+        return 0; /* a list number */
+    }
+    if (digits >= 1 && digits <= 4) {
+        Py_ssize_t word = number;
+        while (word < length && (READ(word) == ' ' || READ(word) == '\t')) {
+            word++;
+        }
+        if (word == length || READ(word) == '\n' ||
+            (READ(word) == '\r' && word + 1 < length && READ(word + 1) == '\n')) {
+            return 0; /* a page number alone at the line's end */
+        }
+        if (word > number && !Py_UNICODE_ISSPACE(READ(word)) &&
+            !(READ(word) >= '0' && READ(word) <= '9')) {
+            return 0; /* a page number before words */
+        }
+    }
+    for (Py_ssize_t at = following; at < length; at++) { /* a digit in the first word */
+        Py_UCS4 c = READ(at);
+        if (c == '"' || Py_UNICODE_ISSPACE(c)) {
+            break;
+        }
+        if (c >= '0' && c <= '9') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* _run._rejoined at the stop *at* of a whole text: 1 with where the next line goes on with
- * the DOI in *following*, 0 when the DOI ends at *at*, -1 with an exception. */
+ * the DOI in *following*, 0 when the DOI ends at *at*, -1 with an exception. Read here
+ * (continues) but after a ';', where _rejoined itself is asked (a SICI's check character). */
 int
 dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
 {
@@ -476,7 +547,18 @@ dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
     if (may <= 0) {
         return may;
     }
-    PyObject *answer = dk_call(config->rejoined, text, 1, at, 0);
+    Py_UCS4 last = READ(at - 1);
+    if (last != ';') {
+        /* (the prefilter has seen one of _JOINS_AFTER last, or a letter or digit before a
+         * line that starts with '.') a line break at the end of the text joins nothing */
+        int hyphen = next < length ? dk_in_set(config->hyphens, config->hyphens_set, last) : 0;
+        int joined = hyphen < 0 ? -1 : next < length && continues(kind, data, length, next, hyphen);
+        if (joined == 1) {
+            *following = next;
+        }
+        return joined;
+    }
+    PyObject *answer = dk_call(config->rejoined, text, 1, at, 0); /* (a SICI's check) */
     if (answer == NULL) {
         return -1;
     }
@@ -624,4 +706,29 @@ dk_url_token_one(PyObject *Py_UNUSED(module), PyObject *args)
     }
     int said = dk_url_token(text, PyUnicode_KIND(text), PyUnicode_DATA(text), token, end);
     return said < 0 ? NULL : PyBool_FromLong(said);
+}
+
+/* rejoined(text, at): dk_rule_rejoined's answer (where the next line goes on, or None), for
+ * the tests (internal). */
+PyObject *
+dk_rejoined_one(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *text;
+    Py_ssize_t at, following = -1;
+    if (!PyArg_ParseTuple(args, "Un:rejoined", &text, &at)) {
+        return NULL;
+    }
+    if (config->heads == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "rejoined(): configure_quick() has not been called");
+        return NULL;
+    }
+    if (at < 1 || at > PyUnicode_GET_LENGTH(text)) {
+        PyErr_SetString(PyExc_ValueError, "rejoined(): a stop outside the text");
+        return NULL;
+    }
+    int said = dk_rule_rejoined(text, at, &following);
+    if (said < 0) {
+        return NULL;
+    }
+    return said ? PyLong_FromSsize_t(following) : Py_NewRef(Py_None);
 }
