@@ -687,6 +687,15 @@ MENDABLE_NAMES = st.builds(
                 "41586",
                 "-020-",
                 "03083",
+                # session 25: the C prefilter reads the ISSN's, the SICI's and APA's shapes
+                "1096987X",
+                "01406736",
+                "0000",
+                "10762000",
+                "#",
+                "P",
+                "2-",
+                "::AID-",
             ]
         ),
         min_size=1,
@@ -742,6 +751,11 @@ def test_names_the_mending_rules_once_misread(text: str, found: list[str]) -> No
 @example("10.1007/978-3-030-030834_4")
 @example("10.1037/0000123000")  # an APA book a hyphen short
 @example("10.1007/978978-020-S")  # an ISBN-10's check character neither a digit nor 'X'
+@example("10.1016/S01406736(88)92668-2")  # a PII's ISSN without its hyphen
+@example("10.1002/(SICI)1096987X(199803)19:4<377::AID-JCC1>3.0.CO;2-P")  # a SICI's ISSN
+@example("10.1002/1096-987X(199803)19:4<377::AIDJCC1>3.0.CO;2-P")  # a SICI's 'AID'
+@example("10.1002/1521-3951(200103)224:1<271::AID-PSSB271>3.0.CO;2#")  # its check
+@example("10.1037/0000165000")  # an APA book of 7 digits a hyphen short
 def test_the_c_paths_mend_names_as_the_walk(name: str) -> None:
     """The C quick path and the C walk ask mended() about every name it may change (they
     read its branches to skip the rest), as the Python walk mends them."""

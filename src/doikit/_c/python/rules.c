@@ -253,17 +253,66 @@ prefix_in(const void *data, Py_ssize_t size, Py_ssize_t slash, PyObject *tuple)
     return 0;
 }
 
+#define DIGIT(c) ((c) >= '0' && (c) <= '9')
+
+/* Whether _hyphens._mend_issn may change the suffix name[from:size]: an ISSN without its
+ * hyphen after '(SICI)' or 'S' and before '(' (_ISSN_UNHYPHENATED), a SICI's 'AID' or
+ * check character without theirs (_AID_UNHYPHENATED, _CHECK_UNHYPHENATED). Most names it
+ * is asked about (PIIs, SICIs, Wiley's names) hold their hyphens. */
+static int
+issn_may(const Py_UCS1 *name, Py_ssize_t size, Py_ssize_t from)
+{
+    Py_ssize_t issn = size - from >= 6 && memcmp(name + from, "(SICI)", 6) == 0 ? from + 6
+                      : from < size && name[from] == 'S'                       ? from + 1
+                                                                                : size;
+    if (issn + 9 <= size && name[issn + 8] == '(' &&
+        (DIGIT(name[issn + 7]) || name[issn + 7] == 'X')) {
+        Py_ssize_t digits = 0;
+        while (digits < 7 && DIGIT(name[issn + digits])) {
+            digits++;
+        }
+        if (digits == 7) {
+            return 1;
+        }
+    }
+    for (Py_ssize_t at = from + 1; at + 6 <= size; at++) {
+        if (name[at] == ':' && memcmp(name + at, "::AID", 5) == 0 && DIGIT(name[at - 1]) &&
+            Py_ISUPPER(name[at + 5])) {
+            return 1;
+        }
+    }
+    const Py_UCS1 *end = name + size - 10; /* '>' digit '.' digit '.CO;2' and its check */
+    return size - from >= 10 && end[0] == '>' && DIGIT(end[1]) && end[2] == '.' &&
+           DIGIT(end[3]) && memcmp(end + 4, ".CO;2", 5) == 0 &&
+           (DIGIT(end[9]) || Py_ISUPPER(end[9]) || end[9] == '#');
+}
+
+/* Whether the suffix name[from:size] may be an APA book's a hyphen short
+ * (_APA_BOOK_LOST_HYPHEN: 8 digits, or 10 that start with '0000'). */
+static int
+book_may(const Py_UCS1 *name, Py_ssize_t size, Py_ssize_t from)
+{
+    for (Py_ssize_t at = from; at < size; at++) {
+        if (!DIGIT(name[at])) {
+            return 0;
+        }
+    }
+    return size - from == 8 || (size - from == 10 && memcmp(name + from, "0000", 4) == 0);
+}
+
 /* Whether _hyphens.mended may change the name *found* (an ASCII str), read as its branches
- * read it: a suffix that starts with one of _MENDED_ANY (an ISSN's); one that starts with
- * 's', of a name of _MENDED_PREFIXES, with _ARTICLE_HYPHENS hyphens (an article id); a
- * digit first in a name of _MENDED_NOT_ISBN (an ISSN's, an APA book's); else an ISBN's
- * start or a name of _MENDED_PREFIXES whose suffix (up to a '_') is exactly one hyphen
- * short of an ISBN's (_ISBN_HYPHENS, as _mend_isbn asks first). */
+ * read it: a suffix that starts with one of _MENDED_ANY, an ISSN's or a SICI's that lacks
+ * a hyphen (issn_may); one that starts with 's', of a name of _MENDED_PREFIXES, with
+ * _ARTICLE_HYPHENS hyphens (an article id); a digit first in a name of _MENDED_NOT_ISBN
+ * (Wiley's, an ISSN's: issn_may; APA's, a book's: book_may); else an ISBN's start or a
+ * name of _MENDED_PREFIXES whose suffix (up to a '_') is exactly one hyphen short of an
+ * ISBN's (_ISBN_HYPHENS, as _mend_isbn asks first). */
 static int
 may_mend(PyObject *found)
 {
     Py_ssize_t size = PyUnicode_GET_LENGTH(found);
-    const void *data = PyUnicode_1BYTE_DATA(found);
+    const Py_UCS1 *name = PyUnicode_1BYTE_DATA(found);
+    const void *data = name;
     int kind = PyUnicode_1BYTE_KIND;
     Py_ssize_t slash = PyUnicode_FindChar(found, '/', 0, size, 1);
     if (slash < 0 || slash + 1 >= size || !dk_marked(config->mended_first, READ(slash + 1))) {
@@ -271,7 +320,7 @@ may_mend(PyObject *found)
     }
     Py_UCS4 first = READ(slash + 1);
     if (dk_marked(config->mended_any, first)) {
-        return 1;
+        return issn_may(name, size, slash + 1);
     }
     int listed = prefix_in(data, size, slash, config->mended_prefixes);
     Py_ssize_t hyphens = 0, part = slash + 1;
@@ -285,7 +334,7 @@ may_mend(PyObject *found)
         return listed && hyphens == config->article_hyphens;
     }
     if (prefix_in(data, size, slash, config->not_isbn)) {
-        return 1;
+        return issn_may(name, size, slash + 1) || book_may(name, size, slash + 1);
     }
     int isbn = listed;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->isbn_starts) && !isbn; i++) {
