@@ -20,6 +20,7 @@ JOBS = (
     "state",
     "scan",
     "rules",
+    "url",
     "quick",
     "walk",
     "make",

@@ -897,6 +897,75 @@ def test_the_c_paths_rejoin_lines_as_the_walk(text: str) -> None:
         assert _SPEEDUPS.rejoined(text, at) == _rejoined(text, at), at
 
 
+TAIL_PIECES = st.sampled_from(
+    [
+        "https://",
+        "x.org/",
+        "img.shields.io/badge/",
+        "/BADGE/",
+        "DOI-",
+        "-",
+        "--",
+        "a",
+        "Z",
+        "zenodo.org/badge/DOI/",
+        "10.5281/",
+        "10.1093/",
+        "zenodo.1",
+        ".svg",
+        ".SVG",
+        ".png",
+        ".pdf",
+        ".HTML",
+        ".htm",
+        "/abstract",
+        "/Full",
+        "/fulltext",
+        "/x",
+        "/status.svg",
+        "/data.json",
+        "academic.oup.com/",
+        "bioinformatics/",
+        "btaa025",
+        "/5714742",
+        "/12",
+        "\n",
+        " ",
+        "blue",
+        "1",
+        ".",
+        "/",
+        "%2F",
+        "é",
+        "_",
+    ]
+)
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C walk")
+@given(
+    st.lists(TAIL_PIECES, max_size=12).map("".join), st.lists(TAIL_PIECES, max_size=8).map("".join)
+)
+@example("see https://zenodo.org/badge/DOI/", "10.5281/zenodo.1.svg")  # a badge's image
+@example("https://img.shields.io/badge/DOI-", "10.5281/zenodo.1-blue.svg")  # and colour
+@example("https://academic.oup.com/b/article/doi/", "10.1093/b/btaa025/5714742")  # OUP
+@example("https://x.org/", "10.1000/a/full/\nb.pdf")  # a view's line, a glued file
+@example("https://academic.oup.com/doi/", "10.1093/btaa025/5714742")  # no third segment
+def test_the_c_paths_cut_url_tails_as_the_walk(head: str, name: str) -> None:
+    """The C paths read how much of a URL candidate without escapes is the DOI (views,
+    glued and following files, badges' images and colours, OUP's numbers) as
+    _url._in_url_length does, and ask it the rest."""
+    from doikit._extract._url import _in_url_length  # noqa: PLC0415 - its parts
+
+    assert _SPEEDUPS is not None
+    text = f"{head}{name} x"
+    start = len(head)
+    for end in range(start + 1, len(text) + 1):
+        kept = _SPEEDUPS.url_length(text, start, end)
+        raw = text[start:end]
+        assert kept == (None if "%" in raw else _in_url_length(text, start, raw)), end
+
+
 def test_the_pattern_s_whitespace_is_python_s() -> None:
     """_pattern._WHITESPACE, spelled out for speed, is every character str.isspace() and a
     str pattern's '\\s' take; the common shape's run takes no character outside the BMP
@@ -1122,7 +1191,7 @@ def test_a_failed_configure_walk_leaves_the_c_walk_off() -> None:
     [
         ("separated", "a 10.1000/abc;10.1000/def b"),
         ("entity_char", "id=10.1000/abc&amp;type=x"),
-        ("url_length", "https://x.org/doi/10.1000/abc/full here"),
+        ("url_length", "https://x.org/doi/10.1000%2Fabc/full here"),  # (escapes: asked)
         ("number", "ratio 10.12/3 here"),
         ("page_range", "pages 5: 45-10.1016/j.x.2020.01.002 here"),
         ("shields", "pages 5: 45-10.1016/j.x.2020.01.002 here"),  # (asked after the range)

@@ -209,7 +209,8 @@ PROSE: Final = (
             "C scan": (
                 "scan.c:scan_decided_span",
                 "quick.c:dk_quick",
-                "rules.c:dk_rule_url_may_cut",
+                "url.c:dk_rule_url_may_cut",
+                "url.c:dk_url_length",
             ),
         },
     ),

@@ -164,7 +164,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._in_url",),
             "walk": ("_url._URL_TOKEN", "_url._DOI_PARAMETER", "_walk._MARKER"),
-            "C scan": ("rules.c:dk_in_url_at", "rules.c:dk_url_token", "rules.c:dk_rule_in_url"),
+            "C scan": ("url.c:dk_in_url_at", "url.c:dk_url_token", "url.c:dk_rule_in_url"),
         },
     ),
     Rule(
@@ -213,7 +213,9 @@ WILD: Final = (
             "C scan": (
                 "scan.c:scan_decided_span",
                 "quick.c:url_odd",
-                "rules.c:dk_rule_url_may_cut",
+                "url.c:dk_rule_url_may_cut",
+                "url.c:url_tail",
+                "url.c:url_file",
             ),
         },
     ),
@@ -338,7 +340,7 @@ WILD: Final = (
         paths={
             "quick": ("_url._after_doi_path_label",),
             "walk": ("_url._in_url", "_url._in_url_length"),
-            "C scan": ("quick.c:dk_quick", "rules.c:dk_rule_in_url"),
+            "C scan": ("quick.c:dk_quick", "url.c:dk_rule_in_url"),
         },
     ),
     Rule(
@@ -557,7 +559,12 @@ WILD: Final = (
         paths={
             "quick": ("_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._after_shields_badge", "_url._in_url_length"),
-            "C scan": ("quick.c:dk_quick", "walk.c:dk_walk"),
+            "C scan": (
+                "quick.c:dk_quick",
+                "walk.c:dk_walk",
+                "url.c:after_shields_badge",
+                "url.c:badge_colour",
+            ),
         },
     ),
     Rule(
@@ -681,7 +688,7 @@ WILD: Final = (
         paths={
             "quick": ("_quick._cut_in_url", "_quick._in_url_written"),
             "walk": ("_url._in_url_length",),
-            "C scan": ("quick.c:dk_quick", "rules.c:dk_rule_url_may_cut"),
+            "C scan": ("quick.c:dk_quick", "url.c:dk_rule_url_may_cut", "url.c:dk_url_length"),
         },
     ),
 )

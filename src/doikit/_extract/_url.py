@@ -52,20 +52,28 @@ _GLUED_FILE_LAST: Final = "".join(sorted({c for e in _GLUED_FILES for c in (e[-1
 # A file after the DOI (…/10.1000/x/status.svg, …/data.json), or a file glued to it.
 # (rule: url-files-and-views-cut)
 _URL_TAILS: Final = re.compile(rf"/(?:{_VIEWS})(?:/.*)?$|{_GLUED_FILE}", re.IGNORECASE | re.ASCII)
-_FILE_AFTER: Final = r"/[A-Za-z0-9_-]+\.(?:svg|png|json|xml|html?)\Z"
+_FILES_AFTER: Final = ("svg", "png", "json", "xml", "html", "htm")
+_FILE_AFTER: Final = rf"/[A-Za-z0-9_-]+\.(?:{'|'.join(_FILES_AFTER)})\Z"
 _URL_FILE: Final = re.compile(_FILE_AFTER, re.ASCII)
 # A shields.io badge names its message after its label and '-' (a '-' in the label is
 # written '--'), and its colour after the last '-': img.shields.io/badge/DOI-10.5281/
 # zenodo.1-blue, …/badge/Bioinformatics-10.1093%2Fbioinformatics%2Fbtr703-brightgreen.svg.
-_SHIELDS_BADGE: Final = re.compile(r"/badge/(?:[^/\s-]|--){0,48}-\Z", re.IGNORECASE | re.ASCII)
+# (its label of at most _SHIELDS_LABEL characters, each '-' in it written '--'; looked for
+# in the _SHIELDS_WINDOW characters before the DOI)
+_SHIELDS_LABEL: Final = 48
+_SHIELDS_WINDOW: Final = 64
+_SHIELDS_BADGE: Final = re.compile(
+    rf"/badge/(?:[^/\s-]|--){{0,{_SHIELDS_LABEL}}}-\Z", re.IGNORECASE | re.ASCII
+)
 
 
 def _after_shields_badge(text: str, start: int) -> bool:
     """Whether a shields.io badge's label and '-' end at *start* (the DOI is its message)."""
-    return _SHIELDS_BADGE.search(text, max(0, start - 64), start) is not None
+    return _SHIELDS_BADGE.search(text, max(0, start - _SHIELDS_WINDOW), start) is not None
 
 
-_BADGE_COLOUR: Final = re.compile(r"-[A-Za-z]+(?:\.(?:svg|png))?\Z", re.ASCII)
+_BADGE_IMAGES: Final = ("svg", "png")
+_BADGE_COLOUR: Final = re.compile(rf"-[A-Za-z]+(?:\.(?:{'|'.join(_BADGE_IMAGES)}))?\Z", re.ASCII)
 
 
 # In a URL, an escape that decodes to what ends a DOI (whitespace, '"', '|', '`'), and one
@@ -79,7 +87,7 @@ _URL_ODD_END: Final = re.compile(
 ).search
 _DANGLING_ESCAPE: Final = re.compile(r"%[0-9A-Fa-f]?\Z")
 _BADGE: Final = "/badge/"
-_BADGE_IMAGE: Final = re.compile(r"\.(?:svg|png)\Z", re.IGNORECASE | re.ASCII)
+_BADGE_IMAGE: Final = re.compile(rf"\.(?:{'|'.join(_BADGE_IMAGES)})\Z", re.IGNORECASE | re.ASCII)
 
 
 def _url_plain(written: str) -> bool:

@@ -36,8 +36,14 @@ from doikit._extract._run import (
     _separated,
 )
 from doikit._extract._url import (
+    _BADGE_IMAGES,
     _ESCAPED_SLASHES,
     _ESCAPES,
+    _FILES_AFTER,
+    _GLUED_FILES,
+    _OUP,
+    _SHIELDS_LABEL,
+    _SHIELDS_WINDOW,
     _after_shields_badge,
     _in_url,
     _in_url_length,
@@ -249,4 +255,10 @@ def _c_walk_parts() -> dict[str, object]:
         "entity_char": _entity_char,
         "escaped_tag": _ESCAPED_TAG.match,
         "unescape": html.unescape,
+        "glued_files": _GLUED_FILES,
+        "files_after": _FILES_AFTER,
+        "badge_images": _BADGE_IMAGES,
+        "oup": _OUP,
+        "shields_window": _SHIELDS_WINDOW,
+        "shields_label": _SHIELDS_LABEL,
     }

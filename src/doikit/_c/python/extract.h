@@ -78,6 +78,12 @@ typedef struct {
     PyObject *entity_char;   /* _run._entity_char(match) */
     PyObject *escaped_tag;   /* _run._ESCAPED_TAG.match */
     PyObject *unescape;      /* html.unescape */
+    PyObject *glued_files;   /* _url._GLUED_FILES: a tuple of ASCII str, lower case */
+    PyObject *files_after;   /* _url._FILES_AFTER: a tuple of ASCII str */
+    PyObject *badge_images;  /* _url._BADGE_IMAGES: a tuple of ASCII str, lower case */
+    PyObject *oup;           /* _url._OUP (ASCII) */
+    Py_ssize_t shields_window; /* _url._SHIELDS_WINDOW */
+    Py_ssize_t shields_label;  /* _url._SHIELDS_LABEL */
 } DkWalkParts;
 
 extern DkWalkParts dk_walk_parts;
@@ -114,6 +120,7 @@ int dk_after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t 
 Py_ssize_t dk_token_start(int kind, const void *data, Py_ssize_t start);
 int dk_in_url_at(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token);
 int dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, Py_ssize_t end);
+Py_ssize_t dk_url_length(PyObject *text, Py_ssize_t start, Py_ssize_t end);
 Py_ssize_t dk_line_break(int kind, const void *data, Py_ssize_t length, Py_ssize_t at);
 int dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end,
                   Py_ssize_t next);

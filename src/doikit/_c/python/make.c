@@ -165,15 +165,24 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
             if (may < 0) {
                 return -1;
             }
-            PyObject *raw = dk_slice(text, start, end);
-            PyObject *from = PyLong_FromSsize_t(start);
-            PyObject *call[] = {text, from, raw};
-            PyObject *kept = raw && from ? PyObject_Vectorcall(walk->url_length, call, 3, NULL)
-                                         : NULL;
-            Py_XDECREF(raw);
-            Py_XDECREF(from);
-            if (cut_to(kept, start, &end, "_in_url_length") < 0) {
+            Py_ssize_t kept = dk_url_length(text, start, end); /* (url.c) */
+            if (kept == -1) {
                 return -1;
+            }
+            if (kept >= 0) {
+                end = kept;
+            }
+            else { /* escapes: _in_url_length reads them */
+                PyObject *raw = dk_slice(text, start, end);
+                PyObject *from = PyLong_FromSsize_t(start);
+                PyObject *call[] = {text, from, raw};
+                PyObject *said =
+                    raw && from ? PyObject_Vectorcall(walk->url_length, call, 3, NULL) : NULL;
+                Py_XDECREF(raw);
+                Py_XDECREF(from);
+                if (cut_to(said, start, &end, "_in_url_length") < 0) {
+                    return -1;
+                }
             }
         }
     }

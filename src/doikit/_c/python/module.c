@@ -18,6 +18,7 @@
  *   state.c   the DOIState type, and the name in a str (C reader, else Python)
  *   scan.c    the extractor's scan (Scan)
  *   rules.c   the extractor's rules its quick path and walk read alike (configure_quick)
+ *   url.c     those rules of URLs: in a URL, its token, how much of it is the DOI
  *   quick.c   the extractor's quick path, for the scan
  *   walk.c    the extractor's walk, for the scan (configure_walk, walk)
  *   make.c    the walk's last step: a candidate made a DOI
@@ -158,6 +159,10 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("rejoined(text, at, /)\n--\n\n"
                "Where the C paths say the line after the break at *at* goes on with the DOI "
                "before it, or None (_run._rejoined) (internal).")},
+    {"url_length", dk_url_length_one, METH_VARARGS,
+     PyDoc_STR("url_length(text, start, end, /)\n--\n\n"
+               "How much of the URL candidate text[start:end] the C paths keep "
+               "(_url._in_url_length), or None where they ask it (internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

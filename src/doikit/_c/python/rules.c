@@ -1,15 +1,14 @@
 /* The extractor's rules in C (issue 30) that its quick path (quick.c) and its walk (walk.c)
- * read alike, and what configure_quick() hands over for them (dk_rules).
+ * read alike, and what configure_quick() hands over for them (dk_rules); the rules of URLs
+ * are url.c's.
  *
  * Each character set, resolver head and marker comes from the Python module that defines
- * it, handed over once by configure_quick() (doikit._extract). Two rules are read here in
- * full, each held to its Python by a test on any text (url_token(), rejoined()): whether a
- * line broken after a DOI goes on (_run._continues), and a URL token that starts with a
- * scheme or 'www.' (_url._URL_TOKEN's first branches). Each other rule with more to it than
- * a character test (the rest of a URL's token, a tag, a SICI's check character, a view, a
- * placeholder, a mended hyphen, a URL's escapes) is that module's own compiled pattern or
- * function, called only for the candidates that reach it, behind exact prefilters
- * (may_rejoin, may_mend, url_may_cut) that say no only where the rule would. */
+ * it, handed over once by configure_quick() (doikit._extract). Read here in full, held to
+ * its Python by a test on any text (rejoined()): whether a line broken after a DOI goes on
+ * (_run._continues). Each other rule with more to it than a character test (a tag, a SICI's
+ * check character, a placeholder, a mended hyphen) is that module's own compiled pattern
+ * or function, called only for the candidates that reach it, behind exact prefilters
+ * (may_rejoin, may_mend) that say no only where the rule would. */
 #include "extract.h"
 
 DkRules dk_rules;
@@ -100,92 +99,6 @@ dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssiz
     int said = truth ? PyObject_IsTrue(answer) : answer != Py_None;
     Py_DECREF(answer);
     return said;
-}
-
-/* _quick._after_resolver: a common resolver URL, after a boundary, ends at *start*. */
-int
-dk_after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->heads); i++) {
-        PyObject *head = PyTuple_GET_ITEM(config->heads, i);
-        Py_ssize_t at = start - PyUnicode_GET_LENGTH(head);
-        if (dk_ascii_at(kind, data, length, at, head, 0) &&
-            (at == 0 || dk_marked(config->boundaries, READ(at - 1)))) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* _url._token_start: after the last boundary before *start*, at most lookback back. */
-Py_ssize_t
-dk_token_start(int kind, const void *data, Py_ssize_t start)
-{
-    Py_ssize_t low = start > config->lookback ? start - config->lookback : 0;
-    for (Py_ssize_t at = start - 1; at >= low; at--) {
-        if (dk_marked(config->boundaries, READ(at))) {
-            return at + 1;
-        }
-    }
-    return low;
-}
-
-/* Whether text[at] (before *end*) is an ASCII letter, or a character of a URL scheme. */
-#define LETTER_AT(at) ((at) < end && READ(at) < 128 && Py_ISALPHA(READ(at)))
-#define SCHEME_AT(at)                                                                        \
-    ((at) < end && READ(at) < 128 &&                                                         \
-     (Py_ISALNUM(READ(at)) || READ(at) == '+' || READ(at) == '.' || READ(at) == '-'))
-
-/* Whether _url._URL_TOKEN matches text[token:end] (1, 0, or -1 with an exception). Said
- * here where the token starts, after a query parameter's 'name=' or not, with a scheme and
- * '://' or with 'www.' (the pattern's first branches, where most URLs are read); the
- * pattern itself is asked the rest. */
-int
-dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, Py_ssize_t end)
-{
-    Py_ssize_t name_end = token; /* a parameter's name ('[a-z][a-z0-9_-]*='), or none */
-    if (LETTER_AT(name_end)) {
-        do {
-            name_end++;
-        } while (name_end < end && READ(name_end) < 128 &&
-                 (Py_ISALNUM(READ(name_end)) || READ(name_end) == '_' || READ(name_end) == '-'));
-        name_end = name_end < end && READ(name_end) == '=' ? name_end + 1 : token;
-    }
-    Py_ssize_t heads[2] = {name_end, token};
-    for (int i = 0; i < (name_end == token ? 1 : 2); i++) {
-        Py_ssize_t at = heads[i];
-        if (LETTER_AT(at)) {
-            Py_ssize_t scheme_end = at + 1;
-            while (SCHEME_AT(scheme_end)) {
-                scheme_end++;
-            }
-            if (scheme_end + 2 < end && READ(scheme_end) == ':' && READ(scheme_end + 1) == '/' &&
-                READ(scheme_end + 2) == '/') {
-                return 1; /* a scheme and '://' */
-            }
-        }
-        if (at + 4 <= end && (READ(at) | 0x20) == 'w' && (READ(at + 1) | 0x20) == 'w' &&
-            (READ(at + 2) | 0x20) == 'w' && READ(at + 3) == '.') {
-            return 1; /* 'www.' */
-        }
-    }
-    return dk_answers(config->url_token, text, 2, token, end, 0);
-}
-
-/* _url._in_url for a candidate after '/' or '=': 1, 0, or -1 with an exception. */
-int
-dk_in_url_at(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token)
-{
-    int said = dk_url_token(text, kind, data, token, start);
-    if (said != 0 || READ(start - 1) != '=') {
-        return said;
-    }
-    for (Py_ssize_t at = start - 1; at >= token; at--) { /* the last parameter start */
-        if (dk_marked(config->parameter_starts, READ(at))) {
-            return dk_answers(config->parameter, text, 2, at, start, 0);
-        }
-    }
-    return 0;
 }
 
 /* _run._LINE_BREAK ('[ \t]*\r?\n[ \t]*') at *at* in text[:length]: where it ends, or -1
@@ -485,30 +398,6 @@ dk_rule_ready(void)
     return config->heads != NULL;
 }
 
-/* _url._in_url: whether the DOI at *start* is part of a URL (*escaped*: an escaped ':' or
- * '/' is before it). 1, 0, or -1 with an exception. */
-int
-dk_rule_in_url(PyObject *text, Py_ssize_t start, int escaped)
-{
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    if (start == 0) {
-        return 0;
-    }
-    Py_UCS4 before = READ(start - 1);
-    if (before != '/' && before != '=' && !escaped &&
-        !dk_ascii_at(kind, data, length, start - PyUnicode_GET_LENGTH(
-                                                   PyTuple_GET_ITEM(config->colon_markers, 1)),
-                  PyTuple_GET_ITEM(config->colon_markers, 1), 1)) {
-        return 0; /* (a path, a query value, an escape, or a path's 'doi:' label) */
-    }
-    if (before == '/' && dk_after_resolver(kind, data, length, start)) {
-        return 1;
-    }
-    return dk_in_url_at(text, kind, data, start, dk_token_start(kind, data, start));
-}
-
 /* _run._TAG: whether an HTML or XML tag starts at *at*: 1, 0, or -1. */
 int
 dk_rule_tag(PyObject *text, Py_ssize_t at)
@@ -623,15 +512,6 @@ dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
     return *following > at && *following <= length ? 1 : 0;
 }
 
-/* _url._url_name(written): the name in *written*, a resolver URL's candidate the loop has
- * not decided, or None when an escape that ends it, a view or a file needs the walk (a new
- * reference, NULL with an exception). */
-PyObject *
-dk_rule_url_name(PyObject *written)
-{
-    return PyObject_CallOneArg(config->url_name, written);
-}
-
 /* _pattern._TRAILING: whether *c* trails a DOI. 1, 0, or -1. */
 int
 dk_rule_trails(Py_UCS4 c)
@@ -674,87 +554,6 @@ dk_rule_mended(PyObject *name)
         return Py_NewRef(name);
     }
     return PyObject_CallOneArg(config->mended, name);
-}
-
-/* Whether text[at:end] is one of _VIEWS, in either case. */
-int
-dk_is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->views); i++) {
-        PyObject *view = PyTuple_GET_ITEM(config->views, i);
-        if (PyUnicode_GET_LENGTH(view) == end - at && dk_ascii_at(kind, data, end, at, view, 1)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Whether _url._in_url_length may cut the URL candidate text[start:end] (printable ASCII)
- * whose suffix starts at *suffix*: an escape but the escaped '/' before the suffix, a
- * segment that is one of _VIEWS (_URL_TAILS, which a line break only limits), a last
- * segment after a second '/' with a '.' (_URL_FILE), more '/' (an OUP page's article
- * number), a file's last letter (_GLUED_FILE_LAST), or a badge before it in its token
- * (_BADGE). Else the whole candidate is the DOI. */
-int
-dk_rule_url_may_cut(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end)
-{
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    if (end <= suffix || dk_marked(config->glued_last, READ(end - 1))) {
-        return 1;
-    }
-    for (Py_ssize_t at = start; at < suffix; at++) {
-        if (READ(at) == '%' && at != suffix - 3) {
-            return 1;
-        }
-    }
-    Py_ssize_t slashes = 0, segment = suffix, dot = 0;
-    if (READ(suffix - 1) == '/' && dk_is_view(kind, data, suffix, end)) {
-        return 1; /* (a view right after the separator: the suffix cut whole) */
-    }
-    for (Py_ssize_t at = suffix; at < end; at++) {
-        Py_UCS4 c = READ(at);
-        if (c == '%') {
-            return 1;
-        }
-        dot |= c == '.';
-        if (c == '/') {
-            if (++slashes > 1 || dk_is_view(kind, data, segment, at)) {
-                return 1;
-            }
-            segment = at + 1;
-            dot = 0;
-        }
-    }
-    if (slashes && (dot || dk_is_view(kind, data, segment, end))) {
-        return 1;
-    }
-    /* (the badge must be in the token: _in_url_length asks both) */
-    Py_ssize_t token = dk_token_start(kind, data, start);
-    Py_ssize_t badge =
-        PyUnicode_Find(text, PyTuple_GET_ITEM(config->cut_markers, 0), token, start, 1);
-    return badge == -2 ? -1 : badge >= 0;
-}
-
-/* url_token(text, token, end): dk_url_token's answer, for the tests (internal). */
-PyObject *
-dk_url_token_one(PyObject *Py_UNUSED(module), PyObject *args)
-{
-    PyObject *text;
-    Py_ssize_t token, end;
-    if (!PyArg_ParseTuple(args, "Unn:url_token", &text, &token, &end)) {
-        return NULL;
-    }
-    if (config->heads == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "url_token(): configure_quick() has not been called");
-        return NULL;
-    }
-    if (token < 0 || end < token || end > PyUnicode_GET_LENGTH(text)) {
-        PyErr_SetString(PyExc_ValueError, "url_token(): a token outside the text");
-        return NULL;
-    }
-    int said = dk_url_token(text, PyUnicode_KIND(text), PyUnicode_DATA(text), token, end);
-    return said < 0 ? NULL : PyBool_FromLong(said);
 }
 
 /* rejoined(text, at): dk_rule_rejoined's answer (where the next line goes on, or None), for

@@ -68,6 +68,7 @@ PyObject *dk_configure_walk(PyObject *module, PyObject *args, PyObject *kwargs);
 PyObject *dk_walk_one(PyObject *module, PyObject *args);
 PyObject *dk_url_token_one(PyObject *module, PyObject *args);
 PyObject *dk_rejoined_one(PyObject *module, PyObject *args);
+PyObject *dk_url_length_one(PyObject *module, PyObject *args);
 
 /* bulk.c: parse_many and normalize_many */
 PyObject *dk_parse_many(PyObject *module, PyObject *args);

@@ -420,27 +420,34 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
                             "openers", "closers", "field_tag", "separated", "entity",
                             "escape_word", "unescaped", "url_length", "decode", "decode_error",
                             "preprint", "page_range", "shields", "subfield", "number",
-                            "entity_char", "escaped_tag", "unescape", NULL};
+                            "entity_char", "escaped_tag", "unescape", "glued_files",
+                            "files_after", "badge_images", "oup", "shields_window",
+                            "shields_label", NULL};
     PyObject *glued, *urn, *escapes, *slashes, *stops, *url_stops, *openers, *closers;
     PyObject *field_tag, *separated, *entity, *escape_word, *unescaped, *url_length, *decode;
     PyObject *decode_error, *preprint, *page_range, *shields, *subfield, *number;
-    PyObject *entity_char, *escaped_tag, *unescape;
-    const char *format = "$UUO!O!UUUUOOOUUOOOOOOOOOOO:configure_walk";
+    PyObject *entity_char, *escaped_tag, *unescape, *glued_files, *files_after, *badge_images;
+    PyObject *oup;
+    Py_ssize_t shields_window, shields_label;
+    const char *format = "$UUO!O!UUUUOOOUUOOOOOOOOOOOO!O!O!Unn:configure_walk";
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, names, &glued, &urn, &PyTuple_Type,
                                      &escapes, &PyTuple_Type, &slashes, &stops, &url_stops,
                                      &openers, &closers,
                                      &field_tag, &separated, &entity, &escape_word, &unescaped,
                                      &url_length, &decode, &decode_error, &preprint,
                                      &page_range, &shields, &subfield, &number, &entity_char,
-                                     &escaped_tag, &unescape)) {
+                                     &escaped_tag, &unescape, &PyTuple_Type, &glued_files,
+                                     &PyTuple_Type, &files_after, &PyTuple_Type, &badge_images,
+                                     &oup, &shields_window, &shields_label)) {
         return NULL;
     }
     configured = 0; /* off while its parts are written */
-    PyObject *tuples[] = {escapes, slashes};
-    if (dk_ascii_tuples(tuples, 2, "configure_walk") < 0) {
+    PyObject *tuples[] = {escapes, slashes, glued_files, files_after, badge_images};
+    if (dk_ascii_tuples(tuples, 5, "configure_walk") < 0) {
         return NULL;
     }
-    if (!PyUnicode_IS_ASCII(urn) || !PyUnicode_IS_ASCII(openers) ||
+    if (!PyUnicode_IS_ASCII(urn) || !PyUnicode_IS_ASCII(openers) || !PyUnicode_IS_ASCII(oup) ||
+        shields_window < 0 || shields_label < 0 ||
         PyUnicode_GET_LENGTH(openers) != PyUnicode_GET_LENGTH(closers) ||
         !PyExceptionClass_Check(decode_error) || dk_mark(walk->glued, glued, 1) < 0 ||
         dk_mark(walk->stops, stops, 1) < 0 || dk_mark(walk->url_stops, url_stops, 1) < 0 ||
@@ -471,6 +478,12 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     Py_XSETREF(walk->entity_char, Py_NewRef(entity_char));
     Py_XSETREF(walk->escaped_tag, Py_NewRef(escaped_tag));
     Py_XSETREF(walk->unescape, Py_NewRef(unescape));
+    Py_XSETREF(walk->glued_files, Py_NewRef(glued_files));
+    Py_XSETREF(walk->files_after, Py_NewRef(files_after));
+    Py_XSETREF(walk->badge_images, Py_NewRef(badge_images));
+    Py_XSETREF(walk->oup, Py_NewRef(oup));
+    walk->shields_window = shields_window;
+    walk->shields_label = shields_label;
     configured = 1;
     Py_RETURN_NONE;
 }
