@@ -812,6 +812,16 @@ URL_PIECES = st.sampled_from(
         " ",
         "?",
         "&",
+        # hosts without a scheme, ports, paths
+        "x.org",
+        "a-b.",
+        "..",
+        ":8080",
+        ":123456",
+        "1.2",
+        "/a",
+        "Co",
+        "doi.org/",
     ]
 )
 
@@ -819,10 +829,14 @@ URL_PIECES = st.sampled_from(
 @pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C quick path")
 @given(st.lists(URL_PIECES, max_size=12).map("".join), st.integers(0, 40), st.integers(0, 40))
 @example("url=https://x", 0, 13)
-@example("www.x", 0, 3)  # 'www.' cut by the end: asked of the pattern
+@example("www.x", 0, 3)  # 'www.' cut by the end
+@example("onlinelibrary.wiley.com:8080/doi/", 0, 33)  # a host, a port
+@example("a..org/", 0, 7)  # an empty label
+@example("x.o1/", 0, 5)  # a domain with a digit
+@example("x.o/", 0, 4)  # a domain of one letter
+@example("x.org:123456/", 0, 13)  # a port of six digits
 def test_the_c_paths_read_a_url_token_as_the_pattern(text: str, token: int, end: int) -> None:
-    """The C paths say at once where _url._URL_TOKEN matches a scheme's or 'www.' token,
-    and ask the pattern the rest: always its answer."""
+    """The C paths read whether _url._URL_TOKEN matches a token as the pattern does."""
     from doikit._extract._url import _URL_TOKEN  # noqa: PLC0415 - its parts
 
     assert _SPEEDUPS is not None

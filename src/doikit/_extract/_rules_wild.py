@@ -164,7 +164,12 @@ WILD: Final = (
         paths={
             "quick": ("_url._in_url",),
             "walk": ("_url._URL_TOKEN", "_url._DOI_PARAMETER", "_walk._MARKER"),
-            "C scan": ("url.c:dk_in_url_at", "url.c:dk_url_token", "url.c:dk_rule_in_url"),
+            "C scan": (
+                "url.c:dk_in_url_at",
+                "url.c:dk_url_token",
+                "url.c:host_at",
+                "url.c:dk_rule_in_url",
+            ),
         },
     ),
     Rule(

@@ -13,7 +13,6 @@ typedef struct {
     PyObject *heads;             /* _quick._QUICK_HEADS: a tuple of ASCII str */
     char boundaries[128];        /* _url._BOUNDARIES (ASCII) */
     Py_ssize_t lookback;         /* _url._LOOKBACK */
-    PyObject *url_token;         /* _url._URL_TOKEN.match */
     char parameter_starts[128];  /* _url._PARAMETER_STARTS (ASCII) */
     PyObject *parameter;         /* _url._DOI_PARAMETER */
     char url_stops[128];         /* _quick._QUICK_URL_STOPS (ASCII) */

@@ -300,7 +300,7 @@ dk_ascii_tuples(PyObject *const *tuples, int count, const char *who)
 PyObject *
 dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"heads", "boundaries", "lookback", "url_token", "parameter_starts",
+    static char *names[] = {"heads", "boundaries", "lookback", "parameter_starts",
                             "parameter", "url_stops", "views", "cut_markers", "ends", "tag",
                             "sici_check", "rejoined", "joins", "hyphens", "trailing", "preprints",
                             "versioned", "placeholder", "is_placeholder", "glued_last",
@@ -308,7 +308,7 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
                             "mended_prefixes", "springer", "colon_markers", "not_isbn",
                             "article_hyphens", "isbn_hyphens", "not_continuing",
                             "not_continuing_heads", NULL};
-    PyObject *heads, *boundaries, *url_token, *parameter_starts, *parameter, *url_stops, *views;
+    PyObject *heads, *boundaries, *parameter_starts, *parameter, *url_stops, *views;
     PyObject *cut_markers, *ends, *tag, *sici_check, *rejoined, *joins, *hyphens, *trailing;
     PyObject *preprints;
     PyObject *versioned, *placeholder, *is_placeholder, *glued_last, *url_name;
@@ -316,8 +316,8 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     PyObject *colon_markers, *not_isbn, *isbn_hyphens, *not_continuing, *not_continuing_heads;
     Py_ssize_t lookback, article_hyphens;
     if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "$O!UnOUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!O!nO!UO!:configure_quick", names,
-            &PyTuple_Type, &heads, &boundaries, &lookback, &url_token, &parameter_starts,
+            args, kwargs, "$O!UnUOUO!O!UOOOUUUO!OUOUOUOUO!O!UO!O!nO!UO!:configure_quick", names,
+            &PyTuple_Type, &heads, &boundaries, &lookback, &parameter_starts,
             &parameter, &url_stops, &PyTuple_Type, &views, &PyTuple_Type, &cut_markers, &ends,
             &tag, &sici_check, &rejoined, &joins, &hyphens, &trailing, &PyTuple_Type, &preprints,
             &versioned, &placeholder, &is_placeholder, &glued_last, &url_name, &mended_first,
@@ -363,7 +363,6 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
     }
     config->article_hyphens = article_hyphens;
     config->lookback = lookback;
-    Py_XSETREF(config->url_token, Py_NewRef(url_token));
     Py_XSETREF(config->parameter, Py_NewRef(parameter));
     Py_XSETREF(config->views, Py_NewRef(views));
     Py_XSETREF(config->joins_set, Py_NewRef(joins));

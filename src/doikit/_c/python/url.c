@@ -5,10 +5,9 @@
  *
  * Their characters, heads, views and file names come from doikit._extract._url, handed
  * over by configure_quick() and configure_walk(). Read here in full, each held to its
- * Python by a test on any text: a URL token that starts with a scheme or 'www.'
- * (_URL_TOKEN's first branches; url_token()), and what of a URL candidate without escapes
- * is the DOI (_in_url_length; url_length()). The rest is asked of _url's own patterns and
- * functions: a token without a scheme, a doi parameter, escapes, url_name. */
+ * Python by a test on any text: the URL token (_URL_TOKEN; url_token()), and what of a URL
+ * candidate without escapes is the DOI (_in_url_length; url_length()). The rest is asked
+ * of _url's own patterns and functions: a doi parameter, escapes, url_name. */
 #include "extract.h"
 
 static const DkRules *const config = &dk_rules;
@@ -48,13 +47,52 @@ dk_token_start(int kind, const void *data, Py_ssize_t start)
     ((at) < end && READ(at) < 128 &&                                                         \
      (Py_ISALNUM(READ(at)) || READ(at) == '+' || READ(at) == '.' || READ(at) == '-'))
 
-/* Whether _url._URL_TOKEN matches text[token:end] (1, 0, or -1 with an exception). Said
- * here where the token starts, after a query parameter's 'name=' or not, with a scheme and
- * '://' or with 'www.' (the pattern's first branches, where most URLs are read); the
- * pattern itself is asked the rest. */
+/* Whether a host with a top-level domain and a '/' start at *at* of text[:end] (_URL_TOKEN's
+ * third branch: labels of letters, digits and '-', each followed by '.', then two letters
+ * or more, maybe a port of one to five digits, then '/'). */
+static int
+host_at(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
+{
+    Py_ssize_t host = at, last_dot = -1;
+    for (; host < end && READ(host) < 128 &&
+           (Py_ISALNUM(READ(host)) || READ(host) == '-' || READ(host) == '.');
+         host++) {
+        if (READ(host) == '.') {
+            if (host == at || host == last_dot + 1) {
+                return 0; /* an empty label */
+            }
+            last_dot = host;
+        }
+    }
+    /* (the domain ends where the host's characters do: ':' or '/' must follow it) */
+    if (last_dot < 0 || host - last_dot - 1 < 2) {
+        return 0;
+    }
+    for (Py_ssize_t letter = last_dot + 1; letter < host; letter++) {
+        if (!Py_ISALPHA(READ(letter))) {
+            return 0;
+        }
+    }
+    if (host < end && READ(host) == ':') {
+        Py_ssize_t port = host + 1;
+        while (port < end && READ(port) >= '0' && READ(port) <= '9') {
+            port++;
+        }
+        if (port - host - 1 < 1 || port - host - 1 > 5) {
+            return 0;
+        }
+        host = port;
+    }
+    return host < end && READ(host) == '/';
+}
+
+/* Whether _url._URL_TOKEN matches text[token:end], read as its branches read it: after a
+ * query parameter's 'name=' or not, a scheme and '://', 'www.', a host with a top-level
+ * domain (host_at), or '/' and a letter (a path). 1 or 0. */
 int
 dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, Py_ssize_t end)
 {
+    (void)text;
     Py_ssize_t name_end = token; /* a parameter's name ('[a-z][a-z0-9_-]*='), or none */
     if (LETTER_AT(name_end)) {
         do {
@@ -80,8 +118,14 @@ dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, Py_ss
             (READ(at + 2) | 0x20) == 'w' && READ(at + 3) == '.') {
             return 1; /* 'www.' */
         }
+        if (host_at(kind, data, at, end)) {
+            return 1;
+        }
+        if (at + 1 < end && READ(at) == '/' && LETTER_AT(at + 1)) {
+            return 1; /* a path */
+        }
     }
-    return dk_answers(config->url_token, text, 2, token, end, 0);
+    return 0;
 }
 
 /* _url._in_url for a candidate after '/' or '=': 1, 0, or -1 with an exception. */
