@@ -980,6 +980,21 @@ def test_the_c_paths_cut_url_tails_as_the_walk(head: str, name: str) -> None:
         assert kept == (None if "%" in raw else _in_url_length(text, start, raw)), end
 
 
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C walk")
+@given(st.lists(TAIL_PIECES, max_size=10).map("".join).map("10.".__add__))
+@example("10.1000/x/Fulltext")  # a view in either case
+@example("10.1000/x/fulltexts")  # no view: a letter after it
+@example("10.1000/x.HTM")  # a file glued to the name
+@example("10.1000/x/a-b_c.json")  # a file after it
+def test_the_c_paths_read_a_resolver_url_s_name_as_the_walk(written: str) -> None:
+    """The C paths read the name in a resolver URL's candidate without escapes (a view, a
+    file after it or glued to it) as _url._url_name does, and ask it the rest."""
+    from doikit._extract._url import _url_name  # noqa: PLC0415 - its parts
+
+    assert _SPEEDUPS is not None
+    assert _SPEEDUPS.url_name(written) == _url_name(written)
+
+
 def test_the_pattern_s_whitespace_is_python_s() -> None:
     """_pattern._WHITESPACE, spelled out for speed, is every character str.isspace() and a
     str pattern's '\\s' take; the common shape's run takes no character outside the BMP

@@ -221,6 +221,7 @@ WILD: Final = (
                 "url.c:dk_rule_url_may_cut",
                 "url.c:url_tail",
                 "url.c:url_file",
+                "url.c:dk_rule_url_name",
             ),
         },
     ),

@@ -163,6 +163,10 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("url_length(text, start, end, /)\n--\n\n"
                "How much of the URL candidate text[start:end] the C paths keep "
                "(_url._in_url_length), or None where they ask it (internal).")},
+    {"url_name", dk_url_name_one, METH_O,
+     PyDoc_STR("url_name(written, /)\n--\n\n"
+               "The name in a resolver URL's candidate as the C paths read it "
+               "(_url._url_name) (internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

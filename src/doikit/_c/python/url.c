@@ -6,8 +6,9 @@
  * Their characters, heads, views and file names come from doikit._extract._url, handed
  * over by configure_quick() and configure_walk(). Read here in full, each held to its
  * Python by a test on any text: the URL token (_URL_TOKEN; url_token()), and what of a URL
- * candidate without escapes is the DOI (_in_url_length; url_length()). The rest is asked
- * of _url's own patterns and functions: a doi parameter, escapes, url_name. */
+ * candidate without escapes is the DOI (_in_url_length, _url_name; url_length(),
+ * url_name()). The rest is asked of _url's own patterns and functions: a doi parameter,
+ * escapes. */
 #include "extract.h"
 
 static const DkRules *const config = &dk_rules;
@@ -166,15 +167,6 @@ dk_rule_in_url(PyObject *text, Py_ssize_t start, int escaped)
         return 1;
     }
     return dk_in_url_at(text, kind, data, start, dk_token_start(kind, data, start));
-}
-
-/* _url._url_name(written): the name in *written*, a resolver URL's candidate the loop has
- * not decided, or None when an escape that ends it, a view or a file needs the walk (a new
- * reference, NULL with an exception). */
-PyObject *
-dk_rule_url_name(PyObject *written)
-{
-    return PyObject_CallOneArg(config->url_name, written);
 }
 
 /* Whether text[at:end] is one of _VIEWS, in either case. */
@@ -486,4 +478,59 @@ dk_url_length_one(PyObject *Py_UNUSED(module), PyObject *args)
         return NULL;
     }
     return kept == -2 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(kept - start);
+}
+
+/* _url._url_name(written): the name in *written*, a resolver URL's candidate the loop has
+ * not decided, or None when an escape that ends it, a view or a file needs the walk (a new
+ * reference, NULL with an exception). Read here for an ASCII candidate without escapes
+ * (after a second '/', a view (_VIEWS, then no letter or digit) or a file after the name
+ * (_URL_FILE); a file glued to its end, _GLUED_FILE); _url_name is asked the rest. */
+PyObject *
+dk_rule_url_name(PyObject *written)
+{
+    Py_ssize_t size = PyUnicode_GET_LENGTH(written);
+    if (!PyUnicode_IS_ASCII(written) || walk->glued_files == NULL || size == 0 ||
+        memchr(PyUnicode_1BYTE_DATA(written), '%', (size_t)size) != NULL) {
+        return PyObject_CallOneArg(config->url_name, written);
+    }
+    int kind = PyUnicode_1BYTE_KIND;
+    const Py_UCS1 *data = PyUnicode_1BYTE_DATA(written);
+    Py_ssize_t slashes = 0;
+    for (Py_ssize_t at = 0; at < size; at++) {
+        slashes += data[at] == '/';
+    }
+    for (Py_ssize_t at = 0; slashes > 1 && at < size; at++) {
+        if (data[at] != '/') {
+            continue;
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->views); i++) {
+            PyObject *view = PyTuple_GET_ITEM(config->views, i);
+            Py_ssize_t after = at + 1 + PyUnicode_GET_LENGTH(view);
+            if (dk_ascii_at(kind, data, size, at + 1, view, 1) &&
+                (after == size || !Py_ISALNUM(data[after]))) {
+                Py_RETURN_NONE; /* a view */
+            }
+        }
+    }
+    if ((slashes > 1 && url_file(kind, data, 0, size) >= 0) ||
+        (dk_marked(config->glued_last, data[size - 1]) &&
+         extension_at(kind, data, 0, size, walk->glued_files, 1) >= 0)) {
+        Py_RETURN_NONE; /* a file after the name, or glued to it */
+    }
+    return Py_NewRef(written);
+}
+
+/* url_name(written): dk_rule_url_name's answer, for the tests (internal). */
+PyObject *
+dk_url_name_one(PyObject *Py_UNUSED(module), PyObject *written)
+{
+    if (!PyUnicode_Check(written)) {
+        PyErr_SetString(PyExc_TypeError, "url_name(): a str");
+        return NULL;
+    }
+    if (config->heads == NULL || walk->glued_files == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "url_name(): the C paths are not configured");
+        return NULL;
+    }
+    return dk_rule_url_name(written);
 }
