@@ -845,6 +845,61 @@ def test_the_c_paths_read_a_url_token_as_the_pattern(text: str, token: int, end:
     assert _SPEEDUPS.url_token(text, token, end) == (_URL_TOKEN.match(text, token, end) is not None)
 
 
+ROW_PIECES = st.sampled_from(
+    [
+        ";",
+        " ",
+        "\t",
+        "\n",
+        "doi:",
+        "DOI: ",
+        "10.",
+        "1000",
+        ".",
+        "/",
+        "http://",
+        "HTTPS://",
+        "www.",
+        "WwW.",
+        "htt",
+        "a",
+        "Z",
+        "2",
+        "CO;",
+        "co;",
+        "-",
+        "+",
+        "12",
+        "3.5",
+        ",",
+        '"',
+        "\u00a0",
+        "\u3000",
+        "é",
+        "\u0661",
+        "x",
+    ]
+)
+
+
+@pytest.mark.skipif(_SPEEDUPS is None, reason="the pure-Python build has no C walk")
+@given(st.lists(ROW_PIECES, min_size=1, max_size=14).map("".join))
+@example("10.1000/a;doi: 10.1000/b")  # another DOI, after its marker
+@example("x;2019;")  # a number that fills a field
+@example("x.CO;2-P")  # a SICI's check
+@example("x.CO;2,")  # 'CO;2' is no field
+@example("x;-3.5 y")  # a signed fraction
+@example("x;3. y")  # a number and '.': no field
+def test_the_c_walk_reads_a_semicolon_as_the_walk(text: str) -> None:
+    """The C walk reads where a DOI ends at a ';' (another DOI, a URL, a field) as
+    _run._separated does, at every ';' of any text."""
+    from doikit._extract._run import _separated  # noqa: PLC0415 - its parts
+
+    assert _SPEEDUPS is not None
+    for at in (at for at, char in enumerate(text) if char == ";"):
+        assert _SPEEDUPS.separated(text, at) == _separated(text, at, at + 1, stream=False), at
+
+
 LINE_PIECES = st.sampled_from(
     [
         "\n",
@@ -1218,7 +1273,6 @@ def test_a_failed_configure_walk_leaves_the_c_walk_off() -> None:
 @pytest.mark.parametrize(
     ("part", "text"),
     [
-        ("separated", "a 10.1000/abc;10.1000/def b"),
         ("entity_char", "id=10.1000/abc&amp;type=x"),
         ("url_length", "https://x.org/doi/10.1000%2Fabc/full here"),  # (escapes: asked)
         ("number", "ratio 10.12/3 here"),

@@ -84,7 +84,7 @@ PROSE: Final = (
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "quick": ("_quick._quick",),
             "walk": ("_run._semicolon", "_run._NEXT_DOI"),
-            "C scan": ("quick.c:dk_quick", "walk.c:semicolon"),
+            "C scan": ("quick.c:dk_quick", "walk.c:semicolon", "walk.c:dk_separated"),
         },
     ),
     Rule(

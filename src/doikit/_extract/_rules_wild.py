@@ -260,7 +260,7 @@ WILD: Final = (
         paths={
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "walk": ("_run._semicolon", "_run._NEXT_DOI"),
-            "C scan": ("walk.c:semicolon",),
+            "C scan": ("walk.c:semicolon", "walk.c:dk_separated", "walk.c:prefix_at"),
         },
     ),
     Rule(
@@ -298,7 +298,7 @@ WILD: Final = (
         paths={
             "pattern": ("_pattern._AFTER_SEPARATOR_ENDS",),
             "walk": ("_run._semicolon", "_run._FIELD_AFTER"),
-            "C scan": ("walk.c:semicolon",),
+            "C scan": ("walk.c:semicolon", "walk.c:dk_separated", "walk.c:field_end"),
         },
     ),
     Rule(

@@ -35,9 +35,15 @@ _TAG_BEGUN: Final = re.compile(
 # 82 hold a ';', all SICI names' 'CO;' before a digit, so it ends a DOI; a SICI name's
 # 'CO;2' is no field.
 _FIELD_AFTER: Final = re.compile(rf"[A-Za-z]|{_NUMBER_FIELD}").match
-# Another DOI, or a URL, right after a ';' (a row's next field).
+# Another DOI, or a URL, right after a ';' (a row's next field): blanks, then a prefix
+# and '/' (maybe after 'doi:' and blanks) or a URL's head, in either case.
+_NEXT_DOI_MARKER: Final = "doi:"
+_NEXT_URL_HEADS: Final = ("http://", "https://", "www.")
 _NEXT_DOI: Final = re.compile(
-    r";\s*(?:(?:doi:\s*)?" + PREFIX_PATTERN + r"/|https?://|www\.)", re.IGNORECASE | re.ASCII
+    rf";\s*(?:(?:{re.escape(_NEXT_DOI_MARKER)}\s*)?{PREFIX_PATTERN}/|"
+    + "|".join(map(re.escape, _NEXT_URL_HEADS))
+    + ")",
+    re.IGNORECASE | re.ASCII,
 )
 
 

@@ -4,7 +4,6 @@ behind a DOI marker (_spaced)."""
 
 from __future__ import annotations
 
-import functools
 import html
 import itertools
 import re
@@ -29,11 +28,12 @@ from doikit._extract._run import (
     _ESCAPED_PUNCTUATION,
     _ESCAPED_TAG,
     _LINE_BREAK,
+    _NEXT_DOI_MARKER,
+    _NEXT_URL_HEADS,
     _STOPS_IN_TEXT,
     _STOPS_IN_URL,
     _entity_char,
     _grow,
-    _separated,
 )
 from doikit._extract._url import (
     _BADGE_IMAGES,
@@ -238,7 +238,8 @@ def _c_walk_parts() -> dict[str, object]:
         "openers": "".join(_OPENERS),
         "closers": "".join(_OPENERS.values()),
         "field_tag": _FIELD_TAG,
-        "separated": functools.partial(_separated, stream=False),
+        "next_marker": _NEXT_DOI_MARKER,
+        "next_heads": _NEXT_URL_HEADS,
         "entity": _ENTITY.match,
         "escape_word": _ascii_matching(_ESCAPE_WORD.match),
         "unescaped": "".join(

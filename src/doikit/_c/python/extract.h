@@ -62,7 +62,8 @@ typedef struct {
     PyObject *openers;       /* _pattern._OPENERS' keys, a str */
     PyObject *closers;       /* its values, in the same order */
     PyObject *field_tag;     /* _pattern._FIELD_TAG */
-    PyObject *separated;     /* _run._separated(text, at, after) of a whole text */
+    PyObject *next_marker;   /* _run._NEXT_DOI_MARKER (ASCII, lower case) */
+    PyObject *next_heads;    /* _run._NEXT_URL_HEADS: a tuple of ASCII str, lower case */
     PyObject *entity;        /* _run._ENTITY.match */
     char escape_word[128];   /* what _run._ESCAPE_WORD matches (ASCII) */
     char unescaped[128];     /* what _run._ESCAPED_PUNCTUATION unescapes after '\' */
@@ -120,6 +121,7 @@ Py_ssize_t dk_token_start(int kind, const void *data, Py_ssize_t start);
 int dk_in_url_at(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t token);
 int dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, Py_ssize_t end);
 Py_ssize_t dk_url_length(PyObject *text, Py_ssize_t start, Py_ssize_t end);
+Py_ssize_t dk_separated(int kind, const void *data, Py_ssize_t length, Py_ssize_t at);
 Py_ssize_t dk_line_break(int kind, const void *data, Py_ssize_t length, Py_ssize_t at);
 int dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end,
                   Py_ssize_t next);

@@ -167,6 +167,10 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("url_name(written, /)\n--\n\n"
                "The name in a resolver URL's candidate as the C paths read it "
                "(_url._url_name) (internal).")},
+    {"separated", dk_separated_one, METH_VARARGS,
+     PyDoc_STR("separated(text, at, /)\n--\n\n"
+               "Where the C walk says a DOI ends at the ';' at *at*, or -1 "
+               "(_run._separated) (internal).")},
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(quick, parse_rest, fold, as_text, invalid_doi, hosts, "
                "name_group=2): the Python parts (internal).")},

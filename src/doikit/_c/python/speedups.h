@@ -70,6 +70,7 @@ PyObject *dk_url_token_one(PyObject *module, PyObject *args);
 PyObject *dk_rejoined_one(PyObject *module, PyObject *args);
 PyObject *dk_url_length_one(PyObject *module, PyObject *args);
 PyObject *dk_url_name_one(PyObject *module, PyObject *written);
+PyObject *dk_separated_one(PyObject *module, PyObject *args);
 
 /* bulk.c: parse_many and normalize_many */
 PyObject *dk_parse_many(PyObject *module, PyObject *args);

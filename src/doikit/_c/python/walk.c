@@ -58,6 +58,98 @@ line_end(PyObject *text, Py_ssize_t at, Py_ssize_t *run, Py_ssize_t *next)
     return joined < 0 ? -1 : joined ? GOES_ON : ENDS;
 }
 
+#define DIGIT_AT(at) ((at) < length && READ(at) >= '0' && READ(at) <= '9')
+
+/* Whether a DOI's prefix and '/' start at *at* (_syntax.PREFIX_PATTERN: '10.', digits, more
+ * '.' and digits). */
+static int
+prefix_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at)
+{
+    if (at + 3 > length || READ(at) != '1' || READ(at + 1) != '0' || READ(at + 2) != '.') {
+        return 0;
+    }
+    Py_ssize_t next = at + 3;
+    for (;;) {
+        Py_ssize_t digits = next;
+        while (DIGIT_AT(next)) {
+            next++;
+        }
+        if (next == digits) {
+            return 0;
+        }
+        if (next < length && READ(next) == '.') {
+            next++;
+            continue;
+        }
+        return next < length && READ(next) == '/';
+    }
+}
+
+/* Whether a number's field ends at *at* (_pattern._FIELD_END: ',', ';', '"', whitespace or
+ * the end). */
+static int
+field_end(int kind, const void *data, Py_ssize_t length, Py_ssize_t at)
+{
+    if (at >= length) {
+        return 1;
+    }
+    Py_UCS4 c = READ(at);
+    return c == ',' || c == ';' || c == '"' || Py_UNICODE_ISSPACE(c);
+}
+
+/* _run._separated(text, at, at + 1) of a whole text, for the ';' at *at*: *at* (the DOI
+ * ends there) when another DOI or a URL follows (_NEXT_DOI: blanks, then a prefix and '/'
+ * maybe after _NEXT_DOI_MARKER and blanks, or one of _NEXT_URL_HEADS, in either case), or
+ * a field (_FIELD_AFTER: a letter, or a number that fills a field, _NUMBER_FIELD, but a
+ * SICI's 'CO;2'); else -1 (the DOI goes on). */
+Py_ssize_t
+dk_separated(int kind, const void *data, Py_ssize_t length, Py_ssize_t at)
+{
+    Py_ssize_t next = at + 1;
+    while (next < length && READ(next) < 128 && Py_ISSPACE(READ(next))) {
+        next++;
+    }
+    Py_ssize_t prefix = next;
+    if (dk_ascii_at(kind, data, length, next, walk->next_marker, 1)) {
+        prefix = next + PyUnicode_GET_LENGTH(walk->next_marker);
+        while (prefix < length && READ(prefix) < 128 && Py_ISSPACE(READ(prefix))) {
+            prefix++;
+        }
+    }
+    if (prefix_at(kind, data, length, prefix)) {
+        return at; /* another DOI */
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(walk->next_heads); i++) {
+        if (dk_ascii_at(kind, data, length, next, PyTuple_GET_ITEM(walk->next_heads, i), 1)) {
+            return at; /* a URL */
+        }
+    }
+    Py_ssize_t field = at + 1;
+    if (field < length && READ(field) < 128 && Py_ISALPHA(READ(field))) {
+        return at; /* a letter */
+    }
+    if (DIGIT_AT(field) && READ(field) == '2' && field_end(kind, data, length, field + 1) &&
+        at >= 2 && (READ(at - 2) | 0x20) == 'c' && (READ(at - 1) | 0x20) == 'o') {
+        return -1; /* a SICI's 'CO;2' */
+    }
+    Py_ssize_t digits = field + (field < length && (READ(field) == '-' || READ(field) == '+'));
+    Py_ssize_t end = digits;
+    while (DIGIT_AT(end)) {
+        end++;
+    }
+    if (end == digits) {
+        return -1;
+    }
+    if (end < length && READ(end) == '.') { /* a fraction, or no field */
+        Py_ssize_t fraction = end + 1;
+        while (DIGIT_AT(fraction)) {
+            fraction++;
+        }
+        return fraction > end + 1 && field_end(kind, data, length, fraction) ? at : -1;
+    }
+    return field_end(kind, data, length, end) ? at : -1;
+}
+
 /* _run._semicolon for a whole text, for a ';' at *at* (or a reference to one there), the
  * reading going on at *after* past it: the run ends where _run._separated says, else the
  * reading goes on past the row of ';' that starts at *at* (at its last, _last_semicolon). */
@@ -66,15 +158,8 @@ semicolon(PyObject *text, Run *reading, Py_ssize_t at, Py_ssize_t after, Py_ssiz
           Py_ssize_t *next)
 {
     if (at != reading->reference_end) {
-        PyObject *answer = dk_call(walk->separated, text, 2, at, at + 1);
-        if (answer == NULL) {
-            return -1;
-        }
-        Py_ssize_t ends = PyLong_AsSsize_t(answer);
-        Py_DECREF(answer);
-        if (ends == -1 && PyErr_Occurred()) {
-            return -1;
-        }
+        Py_ssize_t ends = dk_separated(PyUnicode_KIND(text), PyUnicode_DATA(text),
+                                       PyUnicode_GET_LENGTH(text), at);
         if (ends >= 0) {
             *run = ends;
             return ENDS;
@@ -417,23 +502,24 @@ PyObject *
 dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
 {
     static char *names[] = {"glued", "urn", "escapes", "slashes", "stops", "url_stops",
-                            "openers", "closers", "field_tag", "separated", "entity",
+                            "openers", "closers", "field_tag", "next_marker", "next_heads", "entity",
                             "escape_word", "unescaped", "url_length", "decode", "decode_error",
                             "preprint", "page_range", "shields", "subfield", "number",
                             "entity_char", "escaped_tag", "unescape", "glued_files",
                             "files_after", "badge_images", "oup", "shields_window",
                             "shields_label", NULL};
     PyObject *glued, *urn, *escapes, *slashes, *stops, *url_stops, *openers, *closers;
-    PyObject *field_tag, *separated, *entity, *escape_word, *unescaped, *url_length, *decode;
+    PyObject *field_tag, *next_marker, *next_heads, *entity, *escape_word, *unescaped;
+    PyObject *url_length, *decode;
     PyObject *decode_error, *preprint, *page_range, *shields, *subfield, *number;
     PyObject *entity_char, *escaped_tag, *unescape, *glued_files, *files_after, *badge_images;
     PyObject *oup;
     Py_ssize_t shields_window, shields_label;
-    const char *format = "$UUO!O!UUUUOOOUUOOOOOOOOOOOO!O!O!Unn:configure_walk";
+    const char *format = "$UUO!O!UUUUOUO!OUUOOOOOOOOOOOO!O!O!Unn:configure_walk";
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, names, &glued, &urn, &PyTuple_Type,
                                      &escapes, &PyTuple_Type, &slashes, &stops, &url_stops,
                                      &openers, &closers,
-                                     &field_tag, &separated, &entity, &escape_word, &unescaped,
+                                     &field_tag, &next_marker, &PyTuple_Type, &next_heads, &entity, &escape_word, &unescaped,
                                      &url_length, &decode, &decode_error, &preprint,
                                      &page_range, &shields, &subfield, &number, &entity_char,
                                      &escaped_tag, &unescape, &PyTuple_Type, &glued_files,
@@ -442,11 +528,12 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
         return NULL;
     }
     configured = 0; /* off while its parts are written */
-    PyObject *tuples[] = {escapes, slashes, glued_files, files_after, badge_images};
-    if (dk_ascii_tuples(tuples, 5, "configure_walk") < 0) {
+    PyObject *tuples[] = {escapes, slashes, glued_files, files_after, badge_images, next_heads};
+    if (dk_ascii_tuples(tuples, 6, "configure_walk") < 0) {
         return NULL;
     }
     if (!PyUnicode_IS_ASCII(urn) || !PyUnicode_IS_ASCII(openers) || !PyUnicode_IS_ASCII(oup) ||
+        !PyUnicode_IS_ASCII(next_marker) ||
         shields_window < 0 || shields_label < 0 ||
         PyUnicode_GET_LENGTH(openers) != PyUnicode_GET_LENGTH(closers) ||
         !PyExceptionClass_Check(decode_error) || dk_mark(walk->glued, glued, 1) < 0 ||
@@ -465,7 +552,8 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     Py_XSETREF(walk->openers, Py_NewRef(openers));
     Py_XSETREF(walk->closers, Py_NewRef(closers));
     Py_XSETREF(walk->field_tag, Py_NewRef(field_tag));
-    Py_XSETREF(walk->separated, Py_NewRef(separated));
+    Py_XSETREF(walk->next_marker, Py_NewRef(next_marker));
+    Py_XSETREF(walk->next_heads, Py_NewRef(next_heads));
     Py_XSETREF(walk->entity, Py_NewRef(entity));
     Py_XSETREF(walk->url_length, Py_NewRef(url_length));
     Py_XSETREF(walk->decode, Py_NewRef(decode));
@@ -486,4 +574,26 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     walk->shields_label = shields_label;
     configured = 1;
     Py_RETURN_NONE;
+}
+
+/* separated(text, at): dk_separated's answer for the ';' at *at*, for the tests
+ * (internal). */
+PyObject *
+dk_separated_one(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *text;
+    Py_ssize_t at;
+    if (!PyArg_ParseTuple(args, "Un:separated", &text, &at)) {
+        return NULL;
+    }
+    if (!configured) {
+        PyErr_SetString(PyExc_RuntimeError, "separated(): configure_walk() has not been called");
+        return NULL;
+    }
+    if (at < 0 || at >= PyUnicode_GET_LENGTH(text) || PyUnicode_READ_CHAR(text, at) != ';') {
+        PyErr_SetString(PyExc_ValueError, "separated(): no ';' there");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(dk_separated(PyUnicode_KIND(text), PyUnicode_DATA(text),
+                                           PyUnicode_GET_LENGTH(text), at));
 }
