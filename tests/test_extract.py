@@ -696,6 +696,12 @@ MENDABLE_NAMES = st.builds(
                 "P",
                 "2-",
                 "::AID-",
+                # session 25's review: check letters, an ISBN-10's '-X', 'AID' anywhere
+                "y",
+                "z",
+                "-X",
+                "AIDA",
+                "s87",
             ]
         ),
         min_size=1,
@@ -707,6 +713,10 @@ MENDABLE_NAMES = st.builds(
 @given(MENDABLE_NAMES)
 @example("10.1007/978-3540-85064-9_8")
 @example("10.1002/(SICI)1096987X(199803)19:4<377::AIDJCC1>3.0.CO;2-P")
+@example("10.1186/s12889-015-1530y")  # a Springer Nature id, its check a letter
+@example("10.1007/0316-99474-X")  # an ISBN-10 a hyphen short before its 'X'
+@example("10.1002/3831-8504(3109)55:8<7s87::AIDA>3.0.CO;2-Z")  # 'AID' after a letter
+@example("10.1002/(SICI)3831-8504(3109)55:8::AIDA")  # 'AID' outside brackets
 def test_mending_only_puts_hyphens_back_and_is_done_once(name: str) -> None:
     fixed = mended(name)
     assert fixed.replace("-", "") == name.replace("-", "")
@@ -714,7 +724,12 @@ def test_mending_only_puts_hyphens_back_and_is_done_once(name: str) -> None:
     assert mended(fixed) == fixed
     # The candidate pattern decides no name mending would change: it leaves them to
     # _quick and the walk, which mend them.
-    for text, at in ((f"{name} x", 0), (f" https://doi.org/{name} x", 17)):
+    for text, at in (
+        (f"{name} x", 0),
+        (f" https://doi.org/{name} x", 17),
+        (f"{name}<br>", 0),  # (the pattern decides a DOI before a tag and a blank line)
+        (f"{name}\n\nx", 0),
+    ):
         match = _extract._candidates().match(text, at)
         if match is not None and match.lastindex in (None, 1):
             written = match[0].rstrip(_extract._TRAIL_CHARS)
@@ -1261,6 +1276,8 @@ def test_a_failed_configure_walk_leaves_the_c_walk_off() -> None:
             _SPEEDUPS.configure_walk(**{**parts, "escapes": ("\u2026",)})
         with pytest.raises(ValueError, match="ASCII"):
             _SPEEDUPS.configure_walk(**{**parts, "stops": "\u2026"})
+        with pytest.raises(ValueError, match="lower case"):  # (read in either case)
+            _SPEEDUPS.configure_walk(**{**parts, "glued_files": ("PDF",)})
         decided, _ = _c_scan_asks(text)
         assert decided == ["10.1000\\/"]
         assert _SPEEDUPS.walk(text, 3, 9, 18, DOI) is None  # (left to Python)

@@ -61,19 +61,22 @@ CHECK_SHORT: Final = r"2[0-9A-Z#](?![-0-9A-Za-z])"
 # starts with a character or a class the engine checks before it enters, and a
 # registrant's own shapes look behind at the registrant (_behind).
 MENDABLE_PREFIXED: Final = (
-    rf"[0-9]{_behind(frozenset({_SPRINGER, _APA}), '[0-9]')}(?:"
-    rf"(?<={_SPRINGER[3:]}/[0-9])[0-9]*+(?:-[0-9]++-[0-9]++[Xx]?(?![0-9A-Za-z-])"  # an ISBN-10
+    rf"[0-9]{_behind(frozenset({_SPRINGER, _APA, _WILEY}), '[0-9]')}(?:"
+    # an ISBN-10 a hyphen short, its check character after the last hyphen or not
+    rf"(?<={_SPRINGER[3:]}/[0-9])[0-9]*+(?:-[0-9]++-(?:[0-9]++[Xx]?|[Xx])(?![0-9A-Za-z-])"
     r"|(?:-[0-9]++){2,3}-[0-9Xx] [0-9]{1,4}(?:[.,;)\]]|[ \t]*+(?:\r?\n|\Z)))"  # a chapter
     rf"|(?<={_APA[3:]}/[0-9])[0-9]{{7}}(?:[0-9]{{2}})?(?![0-9])"  # an APA book
+    # a Wiley SICI: its 'AID' or check character may have lost its hyphen anywhere in it
+    rf"|(?<={_WILEY[3:]}/[0-9])[0-9]{{3}}-[0-9]{{3}}[0-9X]\("
     r")"
-    # a Springer Nature article id a hyphen short
+    # a Springer Nature article id a hyphen short (its check character a letter or digit)
     rf"|s{_behind(_SPRINGER_PREFIXES, 's')}"
-    r"[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{5})"
+    r"[0-9]{5}(?:[0-9]{3}-|-[0-9]{7}|-[0-9]{3}-[0-9]{4}[0-9A-Za-z])"
 )
 MENDABLE_SUFFIX: Final = (
     r"97[89][0-9]*+-[0-9]++-[0-9]++-[0-9]++(?![0-9-])"  # an ISBN-13 a hyphen short
     r"|S[0-9]{7}[0-9X]\("  # a PII's ISSN without its hyphen
-    r"|\(SICI\)[0-9]{7}[0-9X]\("  # Wiley's SICIs, the ISSN's hyphen lost
+    r"|\(SICI\)[0-9]{4}-?[0-9]{3}[0-9X]\("  # a SICI: its ISSN's, 'AID''s or check's hyphen
 )
 
 # --- ISBN -------------------------------------------------------------------------------------

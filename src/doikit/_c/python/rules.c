@@ -194,9 +194,12 @@ issn_may(const Py_UCS1 *name, Py_ssize_t size, Py_ssize_t from)
             return 1;
         }
     }
+    if (size - from < 10) {
+        return 0;
+    }
     const Py_UCS1 *end = name + size - 10; /* '>' digit '.' digit '.CO;2' and its check */
-    return size - from >= 10 && end[0] == '>' && DIGIT(end[1]) && end[2] == '.' &&
-           DIGIT(end[3]) && memcmp(end + 4, ".CO;2", 5) == 0 &&
+    return end[0] == '>' && DIGIT(end[1]) && end[2] == '.' && DIGIT(end[3]) &&
+           memcmp(end + 4, ".CO;2", 5) == 0 &&
            (DIGIT(end[9]) || Py_ISUPPER(end[9]) || end[9] == '#');
 }
 

@@ -190,6 +190,7 @@ scan_found_of(ScanObject *self, Py_ssize_t start, Py_ssize_t end, PyObject *writ
 PyObject *
 dk_slice(PyObject *text, Py_ssize_t start, Py_ssize_t end)
 {
+    assert(0 <= start && start <= end && end <= PyUnicode_GET_LENGTH(text));
     if (PyUnicode_IS_ASCII(text)) {
         return PyUnicode_Substring(text, start, end); /* (a copy of the bytes) */
     }

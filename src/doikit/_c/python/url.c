@@ -324,9 +324,8 @@ after_shields_badge(int kind, const void *data, Py_ssize_t length, Py_ssize_t st
     }
     PyObject *badge = PyTuple_GET_ITEM(config->cut_markers, 0);
     Py_ssize_t label = slash + 1;
-    if (slash < low || !dk_ascii_at(kind, data, length, label - PyUnicode_GET_LENGTH(badge),
-                                    badge, 1) ||
-        label - PyUnicode_GET_LENGTH(badge) < low) {
+    if (slash < low || label - PyUnicode_GET_LENGTH(badge) < low ||
+        !dk_ascii_at(kind, data, length, label - PyUnicode_GET_LENGTH(badge), badge, 1)) {
         return 0;
     }
     Py_ssize_t units = 0;

@@ -496,6 +496,19 @@ dk_walk_one(PyObject *Py_UNUSED(module), PyObject *args)
                          doi != NULL ? found_end : -1, position);
 }
 
+/* Whether the ASCII str *name* holds no capital letter. */
+static int
+lower_case(PyObject *name)
+{
+    const Py_UCS1 *data = PyUnicode_1BYTE_DATA(name);
+    for (Py_ssize_t i = 0; i < PyUnicode_GET_LENGTH(name); i++) {
+        if (data[i] >= 'A' && data[i] <= 'Z') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* configure_walk(**parts): doikit._extract's parts, once (internal); until it has
  * succeeded, dk_walk leaves every candidate to the Python walk. */
 PyObject *
@@ -530,6 +543,20 @@ dk_configure_walk(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs)
     configured = 0; /* off while its parts are written */
     PyObject *tuples[] = {escapes, slashes, glued_files, files_after, badge_images, next_heads};
     if (dk_ascii_tuples(tuples, 6, "configure_walk") < 0) {
+        return NULL;
+    }
+    /* (read in either case: url.c and dk_separated compare them lower-cased) */
+    PyObject *lower[] = {glued_files, badge_images, next_heads};
+    for (int t = 0; t < 3; t++) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lower[t]); i++) {
+            if (!lower_case(PyTuple_GET_ITEM(lower[t], i))) {
+                PyErr_SetString(PyExc_ValueError, "configure_walk: names in lower case");
+                return NULL;
+            }
+        }
+    }
+    if (PyUnicode_IS_ASCII(next_marker) && !lower_case(next_marker)) {
+        PyErr_SetString(PyExc_ValueError, "configure_walk: names in lower case");
         return NULL;
     }
     if (!PyUnicode_IS_ASCII(urn) || !PyUnicode_IS_ASCII(openers) || !PyUnicode_IS_ASCII(oup) ||
