@@ -114,6 +114,7 @@ int dk_ascii_at(int kind, const void *data, Py_ssize_t length, Py_ssize_t at, Py
                 int fold);
 int dk_any_within(PyObject *text, Py_ssize_t low, Py_ssize_t high, PyObject *tuple);
 PyObject *dk_call(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b);
+PyObject *dk_call_on(PyObject *function, PyObject *text, Py_ssize_t start, Py_ssize_t end);
 int dk_answers(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t b,
                int truth);
 int dk_after_resolver(int kind, const void *data, Py_ssize_t length, Py_ssize_t start);

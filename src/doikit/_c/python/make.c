@@ -173,13 +173,7 @@ dk_walk_make(PyObject *text, Py_ssize_t start, Py_ssize_t suffix, Py_ssize_t end
                 end = kept;
             }
             else { /* escapes: _in_url_length reads them */
-                PyObject *raw = dk_slice(text, start, end);
-                PyObject *from = PyLong_FromSsize_t(start);
-                PyObject *call[] = {text, from, raw};
-                PyObject *said =
-                    raw && from ? PyObject_Vectorcall(walk->url_length, call, 3, NULL) : NULL;
-                Py_XDECREF(raw);
-                Py_XDECREF(from);
+                PyObject *said = dk_call_on(walk->url_length, text, start, end);
                 if (cut_to(said, start, &end, "_in_url_length") < 0) {
                     return -1;
                 }

@@ -87,6 +87,21 @@ dk_call(PyObject *function, PyObject *first, int count, Py_ssize_t a, Py_ssize_t
     return answer;
 }
 
+/* *function*(text, start, text[start:end]) — a rule that reads a candidate where it is
+ * (_url._in_url_length, _walk._looks_like_a_number): its answer (a new reference), NULL
+ * with an exception. */
+PyObject *
+dk_call_on(PyObject *function, PyObject *text, Py_ssize_t start, Py_ssize_t end)
+{
+    PyObject *part = dk_slice(text, start, end);
+    PyObject *from = PyLong_FromSsize_t(start);
+    PyObject *call[] = {text, from, part};
+    PyObject *answer = part && from ? PyObject_Vectorcall(function, call, 3, NULL) : NULL;
+    Py_XDECREF(part);
+    Py_XDECREF(from);
+    return answer;
+}
+
 /* dk_call's answer as a verdict: 1 when it is not None (and true, with *truth*), 0 when
  * not, -1 with an exception. */
 int

@@ -406,13 +406,7 @@ dk_walk(PyObject *text, int group, Py_ssize_t start, Py_ssize_t match_end, int i
             digits++;
         }
         if (digits < 4 || (at < length && READ(at) == '.')) {
-            PyObject *prefix = PyUnicode_Substring(text, start, suffix);
-            PyObject *from = PyLong_FromSsize_t(start);
-            PyObject *call[] = {text, from, prefix};
-            PyObject *answer =
-                prefix && from ? PyObject_Vectorcall(walk->number, call, 3, NULL) : NULL;
-            Py_XDECREF(prefix);
-            Py_XDECREF(from);
+            PyObject *answer = dk_call_on(walk->number, text, start, suffix);
             int number = answer == NULL ? -1 : PyObject_IsTrue(answer);
             Py_XDECREF(answer);
             if (number != 0) {
