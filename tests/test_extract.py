@@ -1255,6 +1255,8 @@ def test_a_failed_configure_quick_leaves_the_c_quick_path_off() -> None:
     try:
         with pytest.raises(ValueError, match="ASCII"):
             _SPEEDUPS.configure_quick(**{**parts, "boundaries": "\u2026"})
+        with pytest.raises(ValueError, match="words"):  # (a view is read as a word)
+            _SPEEDUPS.configure_quick(**{**parts, "views": ("full-text",)})
         decided, _ = _c_scan_asks(text)
         assert decided == ["10.1000/abc.def"]
     finally:

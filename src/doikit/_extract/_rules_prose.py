@@ -242,7 +242,7 @@ PROSE: Final = (
             "pattern": ("_pattern._DECIDED_END",),
             "quick": ("_quick._LINE_END_AHEAD", "_run._rejoined"),
             "walk": ("_run._line_end", "_run._rejoined", "_run._continues", "_make._make"),
-            "C scan": ("rules.c:dk_may_rejoin", "rules.c:dk_rule_rejoined", "rules.c:continues"),
+            "C scan": ("rules.c:dk_rule_rejoined", "rules.c:continues"),
         },
     ),
     Rule(

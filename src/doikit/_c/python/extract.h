@@ -102,8 +102,7 @@ dk_is_hex(Py_UCS4 c)
  * None, or true with *truth*); whether a common resolver URL ends at *start*; where the
  * token that reaches *start* begins (_url._token_start); whether the candidate at *start*
  * after '/' or '=' is in a URL (_url._in_url); where a line break (_run._LINE_BREAK) at *at*
- * ends, or -1; whether _rejoined may rejoin the line at *next* (a prefilter); whether
- * text[at:end] is one of _VIEWS; whether each of *count* tuples holds ASCII strs (for the
+ * ends, or -1; whether text[at:end] is one of _VIEWS; whether each of *count* tuples holds ASCII strs (for the
  * configure functions). 1, 0, or -1 with an exception, unless said otherwise. */
 int dk_in_set(const char *flags, PyObject *set, Py_UCS4 c);
 /* scan.c: text[start:end] without a search for its widest character where it is ASCII;
@@ -124,9 +123,8 @@ int dk_url_token(PyObject *text, int kind, const void *data, Py_ssize_t token, P
 Py_ssize_t dk_url_length(PyObject *text, Py_ssize_t start, Py_ssize_t end);
 Py_ssize_t dk_separated(int kind, const void *data, Py_ssize_t length, Py_ssize_t at);
 Py_ssize_t dk_line_break(int kind, const void *data, Py_ssize_t length, Py_ssize_t at);
-int dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end,
-                  Py_ssize_t next);
 int dk_is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end);
+Py_ssize_t dk_view_after(int kind, const void *data, Py_ssize_t at, Py_ssize_t end);
 int dk_ascii_tuples(PyObject *const *tuples, int count, const char *who);
 
 /* rules.c: the rules the quick path and the walk read alike (their comments there): 1, 0

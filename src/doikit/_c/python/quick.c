@@ -37,17 +37,9 @@ url_odd(int kind, const void *data, Py_ssize_t start, Py_ssize_t end)
         if (dk_marked(config->url_stops, c)) {
             return DK_REFUSED;
         }
-        if (c != '/' || view) {
-            continue;
+        if (c == '/' && !view) {
+            view = dk_view_after(kind, data, at, end) >= 0;
         }
-        Py_ssize_t word = at + 1;
-        while (word < end && READ(word) < 128 && Py_ISALPHA(READ(word))) {
-            word++;
-        }
-        if (word < end && READ(word) < 128 && Py_ISDIGIT(READ(word))) {
-            continue;
-        }
-        view = dk_is_view(kind, data, at + 1, word);
     }
     return view ? DK_LEFT : DK_DECIDED;
 }

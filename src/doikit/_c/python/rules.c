@@ -8,7 +8,7 @@
  * (_run._continues). Each other rule with more to it than a character test (a tag, a SICI's
  * check character, a placeholder, a mended hyphen) is that module's own compiled pattern
  * or function, called only for the candidates that reach it, behind exact prefilters
- * (may_rejoin, may_mend) that say no only where the rule would. */
+ * (may_mend) that say no only where the rule would. */
 #include "extract.h"
 
 DkRules dk_rules;
@@ -132,39 +132,6 @@ dk_line_break(int kind, const void *data, Py_ssize_t length, Py_ssize_t at)
         at++;
     }
     return at;
-}
-
-/* Whether _run._rejoined may rejoin the line that starts at *next* (after the line break,
- * _LINE_BREAK) to the DOI that ends at *end*: only after one of _JOINS_AFTER or a ';' (a
- * SICI's check character), or after a letter or digit before a line that starts with '.'
- * (_BREAK_THEN_DOT); and, but after one of _HYPHENS, only when the next line's first word
- * holds a digit (_run._continues: _CONTINUATION). Else it says None, and is not asked. 1,
- * 0, or -1 with an exception. */
-int
-dk_may_rejoin(int kind, const void *data, Py_ssize_t length, Py_ssize_t end, Py_ssize_t next)
-{
-    Py_UCS4 last = READ(end - 1);
-    if (last == ';') {
-        return 1;
-    }
-    int joins = dk_in_set(config->joins, config->joins_set, last);
-    if (joins == 0 && !(Py_UNICODE_ISALNUM(last) && next < length && READ(next) == '.')) {
-        return 0;
-    }
-    int hyphen = joins < 0 ? -1 : dk_in_set(config->hyphens, config->hyphens_set, last);
-    if (hyphen != 0) {
-        return hyphen;
-    }
-    for (; next < length; next++) { /* the next line's first word */
-        Py_UCS4 c = READ(next);
-        if (c == '"' || Py_UNICODE_ISSPACE(c)) {
-            break;
-        }
-        if (c >= '0' && c <= '9') {
-            return 1;
-        }
-    }
-    return 0;
 }
 
 /* Whether the name text[0:slash] is one of the ASCII strs of *tuple*. */
@@ -369,6 +336,16 @@ dk_configure_quick(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs
         }
         return NULL;
     }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(views); i++) { /* (dk_view_after reads words) */
+        PyObject *view = PyTuple_GET_ITEM(views, i);
+        for (Py_ssize_t at = 0; at < PyUnicode_GET_LENGTH(view); at++) {
+            Py_UCS1 c = PyUnicode_1BYTE_DATA(view)[at];
+            if (!Py_ISDIGIT(c) && !Py_ISLOWER(c)) {
+                PyErr_SetString(PyExc_ValueError, "configure_quick: views are lower-case words");
+                return NULL;
+            }
+        }
+    }
     if (PyTuple_GET_SIZE(isbn_hyphens) != 2) {
         PyErr_SetString(PyExc_ValueError, "configure_quick: two ISBN lengths");
         return NULL;
@@ -498,20 +475,26 @@ dk_rule_rejoined(PyObject *text, Py_ssize_t at, Py_ssize_t *following)
     if (next < 0) {
         return 0;
     }
-    int may = dk_may_rejoin(kind, data, length, at, next);
-    if (may <= 0) {
-        return may;
-    }
     Py_UCS4 last = READ(at - 1);
     if (last != ';') {
-        /* (the prefilter has seen one of _JOINS_AFTER last, or a letter or digit before a
-         * line that starts with '.') a line break at the end of the text joins nothing */
-        int hyphen = next < length ? dk_in_set(config->hyphens, config->hyphens_set, last) : 0;
-        int joined = hyphen < 0 ? -1 : next < length && continues(kind, data, length, next, hyphen);
-        if (joined == 1) {
-            *following = next;
+        /* after one of _JOINS_AFTER, or a letter or digit before a line that starts with
+         * '.' (_BREAK_THEN_DOT); a line break at the end of the text joins nothing */
+        int joins = dk_in_set(config->joins, config->joins_set, last);
+        if (joins < 0) {
+            return -1;
         }
-        return joined;
+        if (next == length || (!joins && !(Py_UNICODE_ISALNUM(last) && READ(next) == '.'))) {
+            return 0;
+        }
+        int hyphen = dk_in_set(config->hyphens, config->hyphens_set, last);
+        if (hyphen < 0) {
+            return -1;
+        }
+        if (!continues(kind, data, length, next, hyphen)) {
+            return 0;
+        }
+        *following = next;
+        return 1;
     }
     PyObject *answer = dk_call(config->rejoined, text, 1, at, 0); /* (a SICI's check) */
     if (answer == NULL) {

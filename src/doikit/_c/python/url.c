@@ -182,6 +182,19 @@ dk_is_view(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
     return 0;
 }
 
+/* Where the word after the '/' at *at* of text[:end] ends when it is one of _VIEWS, in
+ * either case, and no letter or digit follows it (_url._URL_VIEW_AFTER; a view is a word:
+ * what follows it is no letter or digit exactly where the word it is ends), or -1. */
+Py_ssize_t
+dk_view_after(int kind, const void *data, Py_ssize_t at, Py_ssize_t end)
+{
+    Py_ssize_t word = at + 1;
+    while (word < end && READ(word) < 128 && Py_ISALNUM(READ(word))) {
+        word++;
+    }
+    return dk_is_view(kind, data, at + 1, word) ? word : -1;
+}
+
 /* Whether _url._in_url_length may cut the URL candidate text[start:end] (printable ASCII)
  * whose suffix starts at *suffix*: an escape but the escaped '/' before the suffix, a
  * segment that is one of _VIEWS (_URL_TAILS, which a line break only limits), a last
@@ -282,26 +295,20 @@ url_tail(int kind, const void *data, Py_ssize_t line, Py_ssize_t end)
         if (at == glued) {
             return at;
         }
-        if (READ(at) != '/') {
+        Py_ssize_t after = READ(at) == '/' ? dk_view_after(kind, data, at, end) : -1;
+        if (after < 0) {
             continue;
         }
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->views); i++) {
-            PyObject *view = PyTuple_GET_ITEM(config->views, i);
-            Py_ssize_t after = at + 1 + PyUnicode_GET_LENGTH(view);
-            if (!dk_ascii_at(kind, data, end, at + 1, view, 1)) {
-                continue;
+        if (LINE_ENDS(after)) {
+            return at;
+        }
+        if (READ(after) == '/') {
+            Py_ssize_t rest = after + 1; /* ('.*': to the line's end) */
+            while (rest < end && READ(rest) != '\n') {
+                rest++;
             }
-            if (LINE_ENDS(after)) {
+            if (LINE_ENDS(rest)) {
                 return at;
-            }
-            if (after < end && READ(after) == '/') {
-                Py_ssize_t rest = after + 1; /* ('.*': to the line's end) */
-                while (rest < end && READ(rest) != '\n') {
-                    rest++;
-                }
-                if (LINE_ENDS(rest)) {
-                    return at;
-                }
             }
         }
     }
@@ -499,16 +506,8 @@ dk_rule_url_name(PyObject *written)
         slashes += data[at] == '/';
     }
     for (Py_ssize_t at = 0; slashes > 1 && at < size; at++) {
-        if (data[at] != '/') {
-            continue;
-        }
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(config->views); i++) {
-            PyObject *view = PyTuple_GET_ITEM(config->views, i);
-            Py_ssize_t after = at + 1 + PyUnicode_GET_LENGTH(view);
-            if (dk_ascii_at(kind, data, size, at + 1, view, 1) &&
-                (after == size || !Py_ISALNUM(data[after]))) {
-                Py_RETURN_NONE; /* a view */
-            }
+        if (data[at] == '/' && dk_view_after(kind, data, at, size) >= 0) {
+            Py_RETURN_NONE; /* a view */
         }
     }
     if ((slashes > 1 && url_file(kind, data, 0, size) >= 0) ||
